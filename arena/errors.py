@@ -1,0 +1,31 @@
+"""The harness's named errors.  Only the CLI turns them into a message and an exit status."""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base of every error a user can act on; its message says what to do."""
+
+
+class UsageError(ArenaError):
+    """Bad command-line arguments (exit status 2)."""
+
+
+class ConfigError(ArenaError):
+    """A tournament file or game configuration that the rules or the harness do not allow."""
+
+
+class UnknownGame(ConfigError):
+    """A game name that is not registered."""
+
+
+class UnknownBot(ArenaError):
+    """A bot name that is not registered, or a path that does not exist."""
+
+
+class StorageError(ArenaError):
+    """The database cannot be opened, or holds something unexpected."""
+
+
+class RecordError(ArenaError):
+    """A game record that does not replay to the result it claims."""

@@ -1,0 +1,234 @@
+"""The small interface every game implements, and the plain data it exchanges.
+
+Rules are a pure state machine: no I/O, no clocks, no global randomness.  Chance comes only
+through the injected :class:`~arena.games.chance.Chance`.  States are mutable for speed
+(``apply`` changes the state in place); ``clone()`` gives an independent copy for look-ahead.
+
+Actions, observations and events are plain JSON data (dicts of str/int/bool/list), so they go
+over the wire unchanged.  Legal-action dicts returned by an engine are shared constants: treat
+them as read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from arena.games.chance import Chance
+
+Action = dict[str, Any]
+Observation = dict[str, Any]
+Event = dict[str, Any]
+
+
+class GameError(ValueError):
+    """Base class of the rules engines' errors."""
+
+
+class ConfigError(GameError):
+    """A game configuration the rules do not allow (player count, variant, starter...)."""
+
+
+class IllegalAction(GameError):
+    """An action outside the legal set offered at the current decision."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Everything that fixes a game besides chance and the players' decisions.
+
+    ``starter`` is the seat that starts (``None``: drawn at random, a recorded chance event).
+    ``points`` is the score that ends a match (a series of games at one table, R20 of Powder
+    Keg); ``max_decisions`` and ``max_rounds`` are the safety cap that ends any game that would
+    otherwise run too long.  ``None`` means the game's own default.
+    """
+
+    players: int
+    variants: tuple[str, ...] = ()
+    starter: int | None = 0
+    points: int | None = None
+    max_decisions: int | None = None
+    max_rounds: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "variants": list(self.variants),
+            "starter": self.starter,
+            "points": self.points,
+            "max_decisions": self.max_decisions,
+            "max_rounds": self.max_rounds,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "GameConfig":
+        return cls(
+            players=int(data["players"]),
+            variants=tuple(data.get("variants", ())),
+            starter=data.get("starter", 0),
+            points=data.get("points"),
+            max_decisions=data.get("max_decisions"),
+            max_rounds=data.get("max_rounds"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must decide now, and which decision point of the rules it is (e.g. ``RD1``)."""
+
+    seat: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a finished game ranked its seats.
+
+    ``places[s]`` is seat ``s``'s finishing place, 1 = best; equal places are ties.  ``winner``
+    is the seat that scores the game's point, or ``None`` when nobody does (a capped game that
+    ends in a tie at the top).  ``forfeits`` lists the seats that forfeited (they rank below
+    every seat that did not).
+    """
+
+    places: tuple[int, ...]
+    winner: int | None
+    capped: bool = False
+    forfeits: tuple[int, ...] = ()
+    reason: str = "normal"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "places": list(self.places),
+            "winner": self.winner,
+            "capped": self.capped,
+            "forfeits": list(self.forfeits),
+            "reason": self.reason,
+        }
+
+
+def rank_places(keys: list[tuple]) -> tuple[int, ...]:
+    """Competition ranking ("1224"): a lower key finishes better; equal keys tie."""
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    places = [0] * len(keys)
+    for position, seat in enumerate(order):
+        if position and keys[seat] == keys[order[position - 1]]:
+            places[seat] = places[order[position - 1]]
+        else:
+            places[seat] = position + 1
+    return tuple(places)
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    """The view of one logged event for ``seat`` (``None``: a spectator who sees only public parts).
+
+    An event's hidden fields live under ``"private": {"to": [seats...], field: value...}``;
+    the seats in ``to`` see those fields merged into the event, everyone else sees the event
+    without them.
+    """
+    private = event.get("private")
+    if private is None:
+        return event
+    public = {k: v for k, v in event.items() if k != "private"}
+    if seat is not None and seat in private["to"]:
+        public.update((k, v) for k, v in private.items() if k != "to")
+    return public
+
+
+class State:
+    """One game in progress.  Subclasses implement the rules; the attributes below are shared.
+
+    ``log`` holds every event as it happened, hidden parts included (see :func:`redact`);
+    ``decisions`` holds every decision as ``(seat, action)``, including ones with a single
+    legal action.
+    """
+
+    __slots__ = ()
+
+    game: ClassVar[str]
+    config: GameConfig
+    chance: Chance
+    log: list[Event]
+    decisions: list[tuple[int, Action]]
+
+    def to_move(self) -> Decision | None:
+        """The pending decision, or ``None`` once the game is over."""
+        raise NotImplementedError
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the pending decision, in a fixed (deterministic) order."""
+        raise NotImplementedError
+
+    def apply(self, action: Action) -> None:
+        """Apply the pending decision's action, then run every automatic step up to the next
+        decision or the end.  Raises :class:`IllegalAction` for anything not offered."""
+        raise NotImplementedError
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see now, built from a whitelist of the information model."""
+        raise NotImplementedError
+
+    def forfeit(self, seat: int, reason: str = "forfeit") -> None:
+        """Remove ``seat`` from the game (a harness decision, e.g. a bot fault).
+
+        Only the seat that must decide now can forfeit.  The seat is eliminated at once and
+        ranks below every seat that did not forfeit; the game goes on for the others."""
+        raise NotImplementedError
+
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` if the state breaks a rule that must always hold
+        (card conservation, meter bounds, the King count...).  Used by the property tests."""
+        raise NotImplementedError
+
+    @property
+    def terminal(self) -> bool:
+        return self.to_move() is None
+
+    def result(self) -> GameResult:
+        """Finishing places; only valid once the game is over."""
+        raise NotImplementedError
+
+    def clone(self, chance: Chance | None = None) -> "State":
+        """An independent copy (for look-ahead), optionally with another chance source."""
+        raise NotImplementedError
+
+    def events(self, seat: int | None, start: int = 0) -> list[Event]:
+        """The log from ``start`` on as ``seat`` may see it."""
+        return [redact(e, seat) for e in self.log[start:]]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game's registry entry: its name, limits, variants and how to start a game."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    variants: tuple[str, ...]
+    default_points: int
+    state_class: type[State] = field(repr=False)
+
+    def check_config(self, config: GameConfig) -> None:
+        """Raise :class:`ConfigError` with a message a user can act on."""
+        if not self.min_players <= config.players <= self.max_players:
+            raise ConfigError(
+                f"{self.name} is for {self.min_players}-{self.max_players} players, not {config.players}"
+            )
+        unknown = [v for v in config.variants if v not in self.variants]
+        if unknown:
+            allowed = ", ".join(self.variants) or "none"
+            raise ConfigError(f"{self.name} has no variant {unknown[0]!r} (variants: {allowed})")
+        if len(set(config.variants)) != len(config.variants):
+            raise ConfigError("a variant is named twice")
+        if config.starter is not None and not 0 <= config.starter < config.players:
+            raise ConfigError(f"starter must be a seat from 0 to {config.players - 1} (or none: random)")
+        if config.points is not None and config.points < 1:
+            raise ConfigError("points must be at least 1")
+
+    def new_game(self, config: GameConfig, chance: Chance) -> State:
+        """Deal a new game (consuming chance events for the deal)."""
+        self.check_config(config)
+        return self.state_class.new(config, chance)  # type: ignore[attr-defined]
+
+    def match_points(self, config: GameConfig) -> int:
+        return config.points if config.points is not None else self.default_points
