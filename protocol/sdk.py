@@ -1,0 +1,219 @@
+"""The Python SDK: write a bot as one function or one small class, and let :func:`run` talk.
+
+A bot is either a function ``(observation, legal) -> action`` or an object with
+``act(self, observation, legal, ctx) -> action`` and, optionally, the hooks
+``on_game_start(self, msg)``, ``on_game_over(self, msg)`` and ``on_match_over(self, msg)``.
+The action must be one of ``legal``, returned as given.  :func:`run` owns the socket: it
+connects, says hello, answers every request with the same id, keeps :class:`Context` up to
+date, and returns 0 when the referee says ``shutdown`` or goes away.
+
+A random bot, complete::
+
+    import random
+    import sys
+
+    from protocol.sdk import run
+
+    rng = random.Random()
+
+
+    def act(observation, legal):
+        return rng.choice(legal)
+
+
+    if __name__ == "__main__":
+        sys.exit(run(act, name="random"))
+
+An exception raised by the bot is not caught: the process dies with a traceback on stderr,
+and the referee records a ``crash`` (a forfeit of that game), which is easier to debug than a
+bot that limps on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import zmq
+
+from protocol import codec
+from protocol.messages import PROTOCOL_VERSION, Limits, hello
+from protocol.transport import Channel, endpoint_from
+
+__all__ = ["EXIT_OK", "EXIT_PROTOCOL", "EXIT_USAGE", "Bot", "Context", "run"]
+
+log = logging.getLogger("protocol.sdk")
+
+EXIT_OK = 0
+EXIT_PROTOCOL = 1  # the referee refused our protocol version
+EXIT_USAGE = 2  # no endpoint given
+
+Action = dict[str, Any]
+Observation = dict[str, Any]
+Event = dict[str, Any]
+ActFunction = Callable[[Observation, list[Action]], Action]
+
+
+@dataclass(slots=True)
+class Context:
+    """What a bot knows besides the observation: the match, the game so far, and the clock.
+
+    ``history`` holds every event this seat was shown in the current game, in order (the
+    ``events`` of each request, then of ``game_over``); ``forced`` the decisions the referee
+    applied for this seat because they had a single legal action.  Both restart at each game.
+    """
+
+    seat: int = 0
+    game: str = ""
+    players: int = 0
+    names: list[str] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    game_id: str = ""
+    game_index: int = 0
+    config: dict[str, Any] = field(default_factory=dict)
+    scores: list[int] = field(default_factory=list)
+    request_id: int = -1
+    decision: str = ""
+    time_left_ms: int = 0
+    deadline_ms: int = 0
+    received_at: float = 0.0  # time.monotonic() when the current request arrived
+    history: list[Event] = field(default_factory=list)
+    forced: list[dict[str, Any]] = field(default_factory=list)
+
+    def remaining_ms(self) -> float:
+        """Milliseconds left for the current decision, by this process's clock."""
+        return self.deadline_ms - (time.monotonic() - self.received_at) * 1000.0
+
+
+class Bot(Protocol):
+    """The class form of a bot; the hooks are optional (subclassing is not needed)."""
+
+    def act(self, observation: Observation, legal: list[Action], ctx: Context) -> Action: ...
+
+
+def _adapt(bot: Any) -> Callable[[Observation, list[Action], Context], Action]:
+    act = getattr(bot, "act", None)
+    if callable(act):
+        return act
+    if callable(bot):
+        return lambda observation, legal, ctx: bot(observation, legal)
+    raise TypeError(f"a bot is a function (observation, legal) or has act(observation, legal, ctx), not {bot!r}")
+
+
+def _idle_limit(idle_timeout: float, ctx: Context, players: int) -> float:
+    # The longest the referee may legitimately stay silent: every other seat using its whole
+    # game budget, plus a bot restart.  A vanished referee is noticed at once anyway, through
+    # the dropped connection; this limit only covers a referee that hangs.
+    limits = ctx.limits
+    busy = max(players - 1, 0) * limits.game_ms + limits.startup_ms + limits.decision_ms
+    return max(idle_timeout, busy / 1000.0)
+
+
+def run(
+    bot: ActFunction | Bot | type,
+    name: str = "bot",
+    *,
+    version: str | None = None,
+    endpoint: str | None = None,
+    idle_timeout: float = 60.0,
+    context: zmq.Context | None = None,
+) -> int:
+    """Play one match as ``bot``; return the process exit status (0: clean end).
+
+    ``endpoint`` defaults to ``argv[1]``, then ``$ARENA_ENDPOINT``.  The bot gives up after
+    ``idle_timeout`` seconds without a message (stretched after the welcome to cover the
+    slowest legal table) or as soon as the referee's connection drops.
+    """
+    instance = bot() if isinstance(bot, type) else bot  # a class is instantiated for convenience
+    act = _adapt(instance)
+    hooks = {kind: getattr(instance, f"on_{kind}", None) for kind in ("game_start", "game_over", "match_over")}
+    endpoint = endpoint or endpoint_from()
+    if not endpoint:
+        log.error("no endpoint: pass it as the first argument or in $ARENA_ENDPOINT")
+        return EXIT_USAGE
+
+    own_context = context is None
+    zctx = zmq.Context() if own_context else context
+    channel = Channel.connect(endpoint, context=zctx)
+    ctx = Context()
+    limit = idle_timeout
+    try:
+        channel.send(hello(name, version))
+        while True:
+            frame = channel.recv_bytes(int(limit * 1000))
+            if frame is None:
+                if channel.dropped:
+                    log.info("the referee went away; exiting")
+                else:
+                    log.warning("no message from the referee for %.0f s; exiting", limit)
+                return EXIT_OK
+            try:
+                msg = codec.loads(frame)
+                kind = msg["type"]
+            except (ValueError, TypeError, KeyError):
+                log.warning("ignoring a message that is not a protocol message: %.200r", frame)
+                continue
+
+            if kind == "request":
+                ctx.received_at = time.monotonic()
+                ctx.request_id = msg["id"]
+                ctx.decision = msg["decision"]
+                ctx.time_left_ms = msg["time_left_ms"]
+                ctx.deadline_ms = msg["deadline_ms"]
+                if msg["game_id"] != ctx.game_id:
+                    _new_game(ctx, msg["game_id"])
+                ctx.history.extend(msg["events"])
+                ctx.forced.extend(msg["forced"])
+                chosen = act(msg["observation"], msg["legal"], ctx)
+                if not isinstance(chosen, dict):
+                    raise TypeError(f"act must return one of the legal actions (a dict), not {chosen!r}")
+                channel.send({"type": "action", "id": msg["id"], "action": chosen})
+            elif kind == "welcome":
+                ctx.seat, ctx.game, ctx.players = msg["seat"], msg["game"], msg["players"]
+                ctx.names, ctx.variants = msg["names"], msg["variants"]
+                ctx.limits = Limits.from_json(msg["limits"])
+                limit = _idle_limit(idle_timeout, ctx, ctx.players)
+            elif kind == "game_start":
+                _new_game(ctx, msg["game_id"])
+                ctx.game_index, ctx.seat = msg["index"], msg["seat"]
+                ctx.config, ctx.scores = msg["config"], msg["scores"]
+                if hooks["game_start"]:
+                    hooks["game_start"](msg)
+            elif kind == "game_over":
+                ctx.history.extend(msg["events"])
+                ctx.forced.extend(msg["forced"])
+                if msg.get("fault"):
+                    fault = msg["fault"]
+                    log.warning("forfeited game %s: %s: %s", msg["game_id"], fault["kind"], fault["message"])
+                if hooks["game_over"]:
+                    hooks["game_over"](msg)
+            elif kind == "match_over":
+                ctx.scores = msg["scores"]
+                if hooks["match_over"]:
+                    hooks["match_over"](msg)
+            elif kind == "shutdown":
+                return EXIT_OK
+            elif kind == "error":
+                if msg.get("kind") == "protocol_version":
+                    log.error(
+                        "protocol version mismatch (this SDK speaks %d): %s", PROTOCOL_VERSION, msg.get("message")
+                    )
+                    return EXIT_PROTOCOL
+                log.error("the referee reports a fault: %s: %s", msg.get("kind"), msg.get("message"))
+            else:
+                # A newer referee may add message types; an old bot should not die of them.
+                log.warning("ignoring unknown message type %r", kind)
+    finally:
+        channel.close()
+        if own_context:
+            zctx.term()
+
+
+def _new_game(ctx: Context, game_id: str) -> None:
+    ctx.game_id = game_id
+    ctx.history = []
+    ctx.forced = []

@@ -1,0 +1,148 @@
+"""The ZeroMQ link between the referee and one bot: a DEALER pair over ``ipc://``.
+
+The referee binds a DEALER on ``ipc://<private dir>/bot.sock`` and starts the bot with that
+endpoint; the bot connects its own DEALER.  DEALER/DEALER has no request/reply lock-step, so a
+late or duplicate answer can never wedge a socket (it is simply a ``stale`` fault).
+
+Each :class:`Channel` also watches its socket's monitor for a dropped connection.  That is how
+either side notices that the other went away without waiting out a timeout: the bot exits
+when the referee is gone, and the referee learns at once that a bot process died or that
+libzmq cut a bot off for sending a frame over ``MAXMSGSIZE``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from protocol import codec
+from protocol.messages import DEFAULT_MAX_MESSAGE_SIZE
+
+__all__ = ["ENDPOINT_ENV", "SOCKET_NAME", "Channel", "bot_endpoint", "endpoint_from", "private_endpoint"]
+
+ENDPOINT_ENV = "ARENA_ENDPOINT"
+SOCKET_NAME = "bot.sock"
+# sun_path is 108 bytes on Linux, including the terminating NUL.
+_MAX_IPC_PATH = 107
+
+
+def bot_endpoint(directory: str | os.PathLike[str]) -> str:
+    """The endpoint of the bot socket in ``directory``; refuses paths a Unix socket can't hold."""
+    path = os.path.join(os.fspath(directory), SOCKET_NAME)
+    if len(os.fsencode(path)) > _MAX_IPC_PATH:
+        raise ValueError(f"ipc socket path too long ({len(path)} bytes, at most {_MAX_IPC_PATH}): {path}")
+    return f"ipc://{path}"
+
+
+def private_endpoint(parent: str | os.PathLike[str] | None = None) -> tuple[str, Path]:
+    """A fresh private (0700) directory and the bot endpoint inside it; the caller removes it."""
+    directory = Path(tempfile.mkdtemp(prefix="arena-", dir=parent))
+    return bot_endpoint(directory), directory
+
+
+def endpoint_from(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The endpoint a bot was given: ``argv[1]``, else ``$ARENA_ENDPOINT``, else ``None``."""
+    argv = sys.argv if argv is None else argv
+    environ = os.environ if environ is None else environ
+    if len(argv) > 1 and argv[1]:
+        return argv[1]
+    return environ.get(ENDPOINT_ENV) or None
+
+
+class Channel:
+    """One end of a bot's socket pair: send and receive single-frame JSON messages.
+
+    ``dropped`` is true after :meth:`recv_bytes` returned ``None`` because the peer's
+    connection dropped rather than because the timeout ran out.
+    """
+
+    def __init__(self, socket: zmq.Socket, *, watch: bool = True) -> None:
+        self.socket = socket
+        self.dropped = False
+        self._poller = zmq.Poller()
+        self._poller.register(socket, zmq.POLLIN)
+        self._monitor: zmq.Socket | None = None
+        if watch:
+            self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            self._poller.register(self._monitor, zmq.POLLIN)
+
+    @classmethod
+    def bind(
+        cls,
+        endpoint: str,
+        *,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        context: zmq.Context | None = None,
+        watch: bool = True,
+    ) -> "Channel":
+        """The referee's end: libzmq drops the connection of a bot that sends a bigger frame."""
+        socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.MAXMSGSIZE, max_message_size)
+        socket.bind(endpoint)
+        return cls(socket, watch=watch)
+
+    @classmethod
+    def connect(cls, endpoint: str, *, context: zmq.Context | None = None, watch: bool = True) -> "Channel":
+        """The bot's end."""
+        socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.connect(endpoint)
+        return cls(socket, watch=watch)
+
+    def send_bytes(self, frame: bytes) -> bool:
+        """Queue one frame; ``False`` if no peer can take it (never blocks)."""
+        try:
+            self.socket.send(frame, zmq.NOBLOCK)
+        except zmq.Again:
+            return False
+        return True
+
+    def send(self, msg: Any) -> bool:
+        """Encode and queue one message; ``False`` if no peer can take it (never blocks)."""
+        return self.send_bytes(codec.dumps(msg))
+
+    def recv_bytes(self, timeout_ms: int | None) -> bytes | None:
+        """The next frame; ``None`` after ``timeout_ms`` (``None``: wait for ever) or a drop."""
+        self.dropped = False
+        if self._monitor is None:
+            if self.socket.poll(timeout_ms, zmq.POLLIN):
+                return self.socket.recv()
+            return None
+        ready = dict(self._poller.poll(timeout_ms))
+        # A frame that arrived before the drop is still delivered first.
+        if self.socket in ready:
+            return self.socket.recv()
+        if self._monitor in ready:
+            while self._monitor.poll(0):
+                self._monitor.recv_multipart()
+            # Frames can land in the queue just after the event; one last look.
+            if self.socket.poll(0):
+                return self.socket.recv()
+            self.dropped = True
+        return None
+
+    def recv(self, timeout_ms: int | None) -> Any | None:
+        """The next message, decoded but not validated; ``None`` as for :meth:`recv_bytes`."""
+        frame = self.recv_bytes(timeout_ms)
+        return None if frame is None else codec.loads(frame)
+
+    def close(self) -> None:
+        """Close without lingering: unsent messages are dropped on purpose."""
+        if self._monitor is not None:
+            self.socket.disable_monitor()
+            self._monitor.close(linger=0)
+            self._monitor = None
+        self.socket.close(linger=0)
+
+    def __enter__(self) -> "Channel":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

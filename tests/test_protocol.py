@@ -1,0 +1,582 @@
+"""The bot protocol: schema, codec, referee-side checks, transport and the Python SDK.
+
+Everything that talks runs over real ZeroMQ ipc sockets in a private temporary directory;
+the "referee" here is a few lines of test code driving a bound DEALER.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+import pytest
+import zmq
+
+from protocol import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    Channel,
+    Fault,
+    FaultKind,
+    ProtocolFault,
+    accept_action,
+    accept_hello,
+    bot_endpoint,
+    codec,
+    decode_bot_message,
+    endpoint_from,
+    private_endpoint,
+    schema,
+    validate,
+)
+from protocol import messages as m
+from protocol import sdk
+
+ROOT = Path(__file__).resolve().parents[1]
+WAIT_MS = 10_000  # generous: CI machines are small and busy
+
+REACTOR_LEGAL = [
+    {"type": "play", "card": "5"},
+    {"type": "play", "card": "8"},
+    {"type": "play", "card": "S", "value": 1},
+    {"type": "play", "card": "S", "value": 11},
+]
+KEG_LEGAL = [
+    {"type": "draw"},
+    {"type": "play", "card": "7"},
+    {"type": "favour", "target": 2},
+    {"type": "pair", "card": "5", "target": 2},
+]
+REACTOR_OBSERVATION = {"seat": 1, "meter": 81, "hand": ["5", "8", "S"], "direction": 1, "tokens": [3, 2, 3]}
+KEG_OBSERVATION = {"seat": 0, "hand": ["5", "5", "7", "9", "Bk"], "hand_sizes": [5, 4, 6], "draw_pile": 20}
+
+
+def examples() -> list[dict[str, Any]]:
+    """One or more valid messages of every type, as the README shows them."""
+    return [
+        m.hello("random", "1.2"),
+        m.hello("plain"),
+        m.action(7, {"type": "play", "card": "S", "value": 11}),
+        m.welcome("reactor", 1, ["alice", "random", "greedy"], [], m.Limits()),
+        m.welcome("powder-keg", 0, ["a", "b", "c"], ["five-different"], m.Limits(500, 30_000, 5_000)),
+        m.game_start("t1-p3-g0", 0, 1, {"players": 3, "variants": [], "starter": 0}, [0, 0, 0]),
+        m.request(
+            7,
+            "t1-p3-g0",
+            "RD1",
+            REACTOR_OBSERVATION,
+            REACTOR_LEGAL,
+            58_113,
+            2_000,
+            events=[{"type": "play", "seat": 0, "card": "7", "meter": 81}],
+            forced=[m.forced("RD1", {"type": "play", "card": "RL"})],
+        ),
+        m.request(12, "t2-p1-g3", "KD1", KEG_OBSERVATION, KEG_LEGAL, 60_000, 2_000),
+        m.game_over(
+            "t1-p3-g0",
+            {"places": [2, 1, 3], "winner": 1, "capped": False, "forfeits": [], "reason": "normal"},
+            events=[{"type": "overload", "seat": 2}],
+        ),
+        m.game_over(
+            "t1-p3-g0", {"places": [1, 3, 2], "winner": 0}, fault=Fault(FaultKind.TIMEOUT, "no answer in 2000 ms")
+        ),
+        m.match_over([2, 5, 1], 1),
+        m.match_over([2, 2, 2], None),
+        m.shutdown(),
+        m.shutdown("match over"),
+        m.error(FaultKind.ILLEGAL, 'action {"type":"play","card":"9"} is not in the legal set'),
+        m.error("protocol_version", "the bot speaks protocol 2, this referee speaks protocol 1"),
+    ]
+
+
+def _without(msg: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in msg.items() if k != key}
+
+
+def bad_examples() -> list[tuple[str, Any]]:
+    action = m.action(3, {"type": "draw"})
+    request = examples()[6]
+    return [
+        ("not an object", [1, 2]),
+        ("no type", {"id": 3, "action": {"type": "draw"}}),
+        ("unknown type", {"type": "resign", "id": 3}),
+        ("type not a string", {"type": ["action"], "id": 3}),
+        ("action without id", _without(action, "id")),
+        ("action id as string", {**action, "id": "3"}),
+        ("action id as bool", {**action, "id": True}),
+        ("negative id", {**action, "id": -1}),
+        ("action not an object", {**action, "action": "draw"}),
+        ("action without its type", {**action, "action": {"card": "5"}}),
+        ("extra field in action", {**action, "note": "hi"}),
+        ("hello without name", _without(m.hello("x"), "name")),
+        ("hello with empty name", m.hello("")),
+        ("hello protocol as string", {**m.hello("x"), "protocol": "1"}),
+        ("request without legal", _without(request, "legal")),
+        ("request with empty legal", {**request, "legal": []}),
+        ("request with unknown decision", {**request, "decision": "RD9"}),
+        ("request with bad forced", {**request, "forced": [{"action": {"type": "draw"}}]}),
+        ("welcome with unknown game", {**examples()[3], "game": "chess"}),
+        ("welcome without limits", _without(examples()[3], "limits")),
+        ("welcome with extra limit", {**examples()[3], "limits": {**m.Limits().to_json(), "think_ms": 5}}),
+        ("game_over with unknown fault", {**examples()[8], "fault": {"kind": "bored", "message": "x"}}),
+        ("game_over without places", {**examples()[8], "result": {"winner": 1}}),
+        ("match_over winner as string", m.match_over([1, 2], "1")),  # type: ignore[arg-type]
+        ("shutdown with nonsense", {"type": "shutdown", "now": True}),
+        ("error with unknown kind", {"type": "error", "kind": "oops", "message": "x"}),
+    ]
+
+
+@pytest.fixture(params=[True, False], ids=["fastjsonschema", "fallback"])
+def use_fast(request: pytest.FixtureRequest) -> bool:
+    return request.param
+
+
+# -- schema ------------------------------------------------------------------------------------
+
+
+def test_schema_is_draft7_with_a_definition_for_every_message() -> None:
+    doc = schema()
+    assert doc["$schema"] == "http://json-schema.org/draft-07/schema#"
+    refs = {option["$ref"] for option in doc["oneOf"]}
+    assert refs == {f"#/definitions/{name}" for name in MESSAGE_TYPES}
+    assert set(doc["definitions"]["fault_kind"]["enum"]) == {kind.value for kind in FaultKind}
+    assert doc["definitions"]["decision"]["enum"] == list(m.DECISIONS)
+    assert doc["definitions"]["game"]["enum"] == list(m.GAMES)
+    doc["definitions"].clear()
+    assert schema()["definitions"], "schema() must hand out a copy"
+
+
+def test_schema_ships_inside_the_package() -> None:
+    import importlib.resources
+
+    text = importlib.resources.files("protocol").joinpath("schema.json").read_text(encoding="utf-8")
+    assert json.loads(text) == schema()
+
+
+@pytest.mark.parametrize("msg", examples(), ids=lambda msg: msg["type"])
+def test_every_example_is_valid(msg: dict[str, Any], use_fast: bool) -> None:
+    validate(msg, use_fastjsonschema=use_fast)
+    # The whole document's oneOf agrees, as any other-language validator would see it.
+    fastjsonschema.compile(schema())(copy.deepcopy(msg))
+
+
+@pytest.mark.parametrize(("why", "msg"), bad_examples(), ids=[why for why, _ in bad_examples()])
+def test_bad_messages_are_rejected(why: str, msg: Any, use_fast: bool) -> None:
+    with pytest.raises(ProtocolFault) as caught:
+        validate(msg, use_fastjsonschema=use_fast)
+    assert caught.value.kind is FaultKind.SCHEMA
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        fastjsonschema.compile(schema())(msg)
+
+
+def readme_exchanges() -> list[tuple[str, Any]]:
+    """The ``bot:``/``ref:`` messages of the README's examples (wrapped over several lines)."""
+    text = (ROOT / "protocol" / "README.md").read_text(encoding="utf-8")
+    found: list[tuple[str, Any]] = []
+    sender, buffer = "", ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("bot: ", "ref: ")):
+            assert not buffer, f"unfinished message before {stripped[:40]}"
+            sender, buffer = stripped[:3], stripped[5:]
+        elif buffer and stripped and not stripped.startswith(("#", "```")):
+            buffer += " " + stripped
+        else:
+            continue
+        try:
+            found.append((sender, json.loads(buffer)))
+        except ValueError:
+            continue
+        buffer = ""
+    assert not buffer, "a README message is not valid JSON"
+    return found
+
+
+def test_the_readme_examples_are_valid_messages(use_fast: bool) -> None:
+    exchanges = readme_exchanges()
+    assert {msg["type"] for _, msg in exchanges} == set(MESSAGE_TYPES) - {"error"}
+    for sender, msg in exchanges:
+        validate(msg, m.BOT_MESSAGES if sender == "bot" else m.REFEREE_MESSAGES, use_fastjsonschema=use_fast)
+        if msg["type"] == "action":
+            request = next(r for _, r in exchanges if r["type"] == "request" and r["id"] == msg["id"])
+            accept_action(msg, request["id"], request["legal"])
+    legal_by_decision = {msg["decision"]: msg["legal"] for _, msg in exchanges if msg["type"] == "request"}
+    assert legal_by_decision["RD1"] == REACTOR_LEGAL
+    assert all(action in legal_by_decision["KD1"] for action in KEG_LEGAL)
+
+
+# -- codec -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("msg", examples(), ids=lambda msg: msg["type"])
+def test_codec_round_trip(msg: dict[str, Any]) -> None:
+    assert codec.loads(codec.dumps(msg)) == msg
+    # Both back ends put the same bytes on the wire.
+    assert codec._std_dumps(msg) == codec.dumps(msg)
+    assert codec._std_loads(codec.dumps(msg)) == msg
+
+
+def test_codec_keeps_unicode_as_utf8() -> None:
+    frame = codec.dumps(m.hello("Zoë 🤖"))
+    assert "Zoë 🤖".encode() in frame
+    assert codec.loads(frame)["name"] == "Zoë 🤖"
+
+
+@pytest.mark.parametrize("loads", [codec.loads, codec._std_loads], ids=["default", "stdlib"])
+@pytest.mark.parametrize("frame", [b"\xff\xfe{}", b"NaN", b'{"type": "action"', b"[" * 100_000, b""])
+def test_codec_rejects_what_is_not_json(loads: Any, frame: bytes) -> None:
+    with pytest.raises(ValueError):
+        loads(frame)
+
+
+# -- the referee's checks ----------------------------------------------------------------------
+
+
+def test_decode_bot_message_names_the_fault() -> None:
+    assert decode_bot_message(codec.dumps(m.hello("x"))) == m.hello("x")
+    cases = [
+        (b"\x80not utf-8", FaultKind.MALFORMED),
+        (b"{not json}", FaultKind.MALFORMED),
+        (b'"hello"', FaultKind.SCHEMA),
+        (codec.dumps({"type": "action", "id": "1", "action": {"type": "draw"}}), FaultKind.SCHEMA),
+        # Only hello and action come from a bot.
+        (codec.dumps(m.shutdown()), FaultKind.SCHEMA),
+        (b" " * (DEFAULT_MAX_MESSAGE_SIZE + 1), FaultKind.TOO_LARGE),
+    ]
+    for frame, kind in cases:
+        with pytest.raises(ProtocolFault) as caught:
+            decode_bot_message(frame)
+        assert caught.value.kind is kind, frame[:40]
+        assert caught.value.fault.message
+
+
+def test_accept_hello_reports_a_version_mismatch() -> None:
+    assert accept_hello(m.hello("bob", "0.3")) == m.Hello("bob", "0.3")
+    with pytest.raises(ProtocolFault) as caught:
+        accept_hello(decode_bot_message(codec.dumps(m.hello("bob", protocol=PROTOCOL_VERSION + 1))))
+    assert caught.value.kind is FaultKind.PROTOCOL_VERSION
+    assert "protocol 2" in caught.value.fault.message
+
+
+def test_accept_action_checks_id_then_legality() -> None:
+    chosen = accept_action(m.action(4, {"type": "play", "card": "S", "value": 11}), 4, REACTOR_LEGAL)
+    assert chosen is REACTOR_LEGAL[3]
+    # The engine gets its own object back, never the bot's (true == 1 in Python).
+    spark_as_true = m.action(4, {"type": "play", "card": "S", "value": True})
+    assert accept_action(spark_as_true, 4, REACTOR_LEGAL) is REACTOR_LEGAL[2]
+    for msg, outstanding, kind in [
+        (m.action(3, REACTOR_LEGAL[0]), 4, FaultKind.STALE),
+        (m.action(4, REACTOR_LEGAL[0]), None, FaultKind.STALE),
+        (m.action(4, {"type": "play", "card": "9"}), 4, FaultKind.ILLEGAL),
+        (m.action(4, {"type": "play", "card": "S"}), 4, FaultKind.ILLEGAL),
+        (m.action(4, {"type": "play", "card": "5", "why": "because"}), 4, FaultKind.ILLEGAL),
+    ]:
+        with pytest.raises(ProtocolFault) as caught:
+            accept_action(msg, outstanding, REACTOR_LEGAL)
+        assert caught.value.kind is kind
+
+
+def test_fault_round_trip() -> None:
+    fault = Fault(FaultKind.TOO_LARGE, "2 MiB")
+    assert Fault.from_json(codec.loads(codec.dumps(fault.to_json()))) == fault
+    assert FaultKind("disqualified") is FaultKind.DISQUALIFIED
+    assert m.error(FaultKind.CRASH, "exit 1")["kind"] == "crash"
+
+
+# -- transport ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def zctx() -> Iterator[zmq.Context]:
+    context = zmq.Context()
+    yield context
+    context.term()
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    endpoint, directory = private_endpoint()
+    assert oct(directory.stat().st_mode & 0o777) == "0o700"
+    yield endpoint
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def referee(endpoint: str, zctx: zmq.Context) -> Iterator[Channel]:
+    channel = Channel.bind(endpoint, context=zctx)
+    yield channel
+    channel.close()
+
+
+def test_endpoint_comes_from_argv_then_environment() -> None:
+    assert endpoint_from(["bot.py", "ipc:///tmp/a/bot.sock"], {"ARENA_ENDPOINT": "ipc:///b"}) == "ipc:///tmp/a/bot.sock"
+    assert endpoint_from(["bot.py"], {"ARENA_ENDPOINT": "ipc:///b"}) == "ipc:///b"
+    assert endpoint_from(["bot.py"], {}) is None
+    assert bot_endpoint("/tmp/x") == "ipc:///tmp/x/bot.sock"
+    with pytest.raises(ValueError, match="too long"):
+        bot_endpoint("/tmp/" + "d" * 120)
+
+
+def test_an_oversized_frame_is_dropped_by_libzmq(endpoint: str, zctx: zmq.Context) -> None:
+    ref = Channel.bind(endpoint, max_message_size=1000, context=zctx)
+    with ref, Channel.connect(endpoint, context=zctx) as bot:
+        bot.send(m.hello("big"))
+        assert decode_bot_message(ref.recv_bytes(WAIT_MS)) == m.hello("big")
+        bot.send(m.action(1, {"type": "draw", "padding": "x" * 5000}))
+        # The frame never arrives: libzmq cut the connection, which the channel notices.
+        assert ref.recv_bytes(WAIT_MS) is None
+        assert ref.dropped
+        # The bot's socket reconnects on its own; later frames flow again.
+        bot.send(m.action(2, {"type": "draw"}))
+        assert decode_bot_message(ref.recv_bytes(WAIT_MS))["id"] == 2
+
+
+def test_a_timeout_is_not_a_drop(referee: Channel, endpoint: str, zctx: zmq.Context) -> None:
+    with Channel.connect(endpoint, context=zctx) as bot:
+        bot.send(m.hello("quiet"))
+        assert referee.recv_bytes(WAIT_MS) is not None
+        assert referee.recv_bytes(50) is None
+        assert not referee.dropped
+
+
+def test_send_never_blocks_without_a_peer(referee: Channel) -> None:
+    started = time.monotonic()
+    assert referee.send(m.shutdown()) is False
+    assert time.monotonic() - started < 1
+
+
+# -- the SDK against a fake referee ------------------------------------------------------------
+
+
+def play_match(ref: Channel, games: int = 1) -> list[dict[str, Any]]:
+    """Drive one whole match from the referee's side; returns the bot's action messages."""
+    hello = decode_bot_message(ref.recv_bytes(WAIT_MS))
+    assert accept_hello(hello).name
+    ref.send(m.welcome("reactor", 1, ["alice", hello["name"], "carol"], [], m.Limits()))
+    replies = []
+    request_id = 0
+    for game in range(games):
+        game_id = f"test-g{game}"
+        ref.send(m.game_start(game_id, game, 1, {"players": 3}, [game, 0, 0]))
+        for decision, legal, forced in [
+            ("RD1", REACTOR_LEGAL, [m.forced("RD1", {"type": "play", "card": "RL"})]),
+            ("RD2", REACTOR_LEGAL[:2] + [{"type": "stop"}], []),
+        ]:
+            request_id += 1
+            events = [{"type": "play", "seat": 0, "card": "7", "request": request_id}]
+            observation = REACTOR_OBSERVATION
+            ref.send(m.request(request_id, game_id, decision, observation, legal, 60_000, 2_000, events, forced))
+            reply = decode_bot_message(ref.recv_bytes(WAIT_MS))
+            assert accept_action(reply, request_id, legal) == reply["action"]
+            replies.append(reply)
+        ref.send(m.game_over(game_id, {"places": [2, 1, 3], "winner": 1}, [{"type": "overload", "seat": 2}]))
+    ref.send(m.match_over([0, games, 0], None))
+    ref.send(m.shutdown())
+    return replies
+
+
+def first_legal(observation: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    return legal[0]
+
+
+class RecordingBot:
+    """A class bot that keeps what the SDK showed it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, int, int, int]] = []
+        self.hooks: list[str] = []
+
+    def act(self, observation: dict[str, Any], legal: list[dict[str, Any]], ctx: sdk.Context) -> dict[str, Any]:
+        assert observation == REACTOR_OBSERVATION and ctx.game == "reactor" and ctx.seat == 1
+        assert ctx.players == 3 and ctx.time_left_ms == 60_000 and 0 < ctx.remaining_ms() <= 2_000
+        self.calls.append((ctx.decision, ctx.request_id, len(ctx.history), len(ctx.forced), ctx.game_index))
+        return legal[-1]
+
+    def on_game_start(self, msg: dict[str, Any]) -> None:
+        self.hooks.append(msg["type"])
+
+    def on_game_over(self, msg: dict[str, Any]) -> None:
+        self.hooks.append(msg["type"])
+
+    def on_match_over(self, msg: dict[str, Any]) -> None:
+        self.hooks.append(msg["type"])
+
+
+class BotThread(threading.Thread):
+    """``sdk.run`` in a thread, keeping its exit status."""
+
+    def __init__(self, bot: Any, endpoint: str, **kwargs: Any) -> None:
+        super().__init__(daemon=True)
+        self.args = (bot, endpoint, kwargs)
+        self.status: int | None = None
+
+    def run(self) -> None:
+        bot, endpoint, kwargs = self.args
+        self.status = sdk.run(bot, name="tester", endpoint=endpoint, **kwargs)
+
+    def finish(self) -> int | None:
+        self.join(WAIT_MS / 1000)
+        assert not self.is_alive(), "the SDK did not exit"
+        return self.status
+
+
+def test_function_bot_plays_a_match(referee: Channel, endpoint: str) -> None:
+    thread = BotThread(first_legal, endpoint)
+    thread.start()
+    replies = play_match(referee)
+    assert [r["action"] for r in replies] == [REACTOR_LEGAL[0], REACTOR_LEGAL[0]]
+    assert thread.finish() == sdk.EXIT_OK
+
+
+def test_class_bot_gets_context_and_hooks(referee: Channel, endpoint: str) -> None:
+    bot = RecordingBot()
+    thread = BotThread(bot, endpoint)
+    thread.start()
+    replies = play_match(referee, games=2)
+    assert thread.finish() == sdk.EXIT_OK
+    assert [r["action"] for r in replies] == [REACTOR_LEGAL[3], {"type": "stop"}] * 2
+    # History and forced decisions accumulate within a game and restart with the next one.
+    assert bot.calls == [("RD1", 1, 1, 1, 0), ("RD2", 2, 2, 1, 0), ("RD1", 3, 1, 1, 1), ("RD2", 4, 2, 1, 1)]
+    assert bot.hooks == ["game_start", "game_over"] * 2 + ["match_over"]
+
+
+def test_sdk_bot_in_a_subprocess_exits_with_status_0(referee: Channel, endpoint: str, tmp_path: Path) -> None:
+    script = tmp_path / "class_bot.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            from protocol.sdk import run
+
+
+            class Last:
+                def act(self, observation, legal, ctx):
+                    return legal[-1]
+
+
+            if __name__ == "__main__":
+                sys.exit(run(Last, name="last", version="1.0"))
+            """
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARENA_ENDPOINT": endpoint}
+    proc = subprocess.Popen([sys.executable, str(script)], env=env)
+    try:
+        replies = play_match(referee)
+        assert proc.wait(WAIT_MS / 1000) == 0
+    finally:
+        proc.kill()
+    assert [r["action"] for r in replies] == [REACTOR_LEGAL[3], {"type": "stop"}]
+
+
+def test_sdk_reports_a_protocol_version_mismatch(
+    referee: Channel, endpoint: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    thread = BotThread(first_legal, endpoint)
+    with caplog.at_level(logging.ERROR, logger="protocol.sdk"):
+        thread.start()
+        decode_bot_message(referee.recv_bytes(WAIT_MS))
+        referee.send(m.error(FaultKind.PROTOCOL_VERSION, "this referee speaks protocol 9"))
+        referee.send(m.shutdown())
+        assert thread.finish() == sdk.EXIT_PROTOCOL
+    assert "protocol version mismatch" in caplog.text and "protocol 9" in caplog.text
+
+
+def test_referee_answers_a_wrong_version_with_an_error(referee: Channel, endpoint: str, zctx: zmq.Context) -> None:
+    with Channel.connect(endpoint, context=zctx) as bot:
+        bot.send(m.hello("future", protocol=PROTOCOL_VERSION + 1))
+        try:
+            accept_hello(decode_bot_message(referee.recv_bytes(WAIT_MS)))
+        except ProtocolFault as fault:
+            referee.send(m.error(fault.kind, fault.fault.message))
+            referee.send(m.shutdown())
+        reply = bot.recv(WAIT_MS)
+        validate(reply)
+        assert reply["type"] == "error" and reply["kind"] == "protocol_version"
+        assert bot.recv(WAIT_MS) == m.shutdown()
+
+
+def test_sdk_exits_when_the_referee_goes_away(endpoint: str, zctx: zmq.Context) -> None:
+    ref = Channel.bind(endpoint, context=zctx)
+    thread = BotThread(first_legal, endpoint, idle_timeout=600)
+    thread.start()
+    decode_bot_message(ref.recv_bytes(WAIT_MS))
+    started = time.monotonic()
+    ref.close()
+    assert thread.finish() == sdk.EXIT_OK
+    assert time.monotonic() - started < 5
+
+
+def test_sdk_gives_up_on_a_silent_referee(referee: Channel, endpoint: str) -> None:
+    thread = BotThread(first_legal, endpoint, idle_timeout=0.3)
+    thread.start()
+    assert thread.finish() == sdk.EXIT_OK
+    assert referee.recv(0) == m.hello("tester")
+
+
+def test_sdk_skips_what_it_does_not_understand(referee: Channel, endpoint: str) -> None:
+    thread = BotThread(first_legal, endpoint)
+    thread.start()
+    referee.send_bytes(b"not json")
+    referee.send({"type": "gossip", "text": "a future message type"})
+    play_match(referee)
+    assert thread.finish() == sdk.EXIT_OK
+
+
+def test_sdk_needs_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["bot.py"])
+    monkeypatch.delenv("ARENA_ENDPOINT", raising=False)
+    assert sdk.run(first_legal) == sdk.EXIT_USAGE
+
+
+def test_sdk_refuses_something_that_is_not_a_bot() -> None:
+    with pytest.raises(TypeError):
+        sdk.run(42, endpoint="ipc:///nowhere")
+
+
+def test_works_without_orjson_and_fastjsonschema(tmp_path: Path) -> None:
+    """Both are optional: the stdlib codec and the schema interpreter take over."""
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["orjson"] = None  # makes "import orjson" fail
+        sys.modules["fastjsonschema"] = None
+        from protocol import codec, messages as m, ProtocolFault
+        assert codec.BACKEND == "json", codec.BACKEND
+        frame = codec.dumps(m.action(3, {"type": "play", "card": "S", "value": 11}))
+        m.decode_bot_message(frame)
+        try:
+            m.decode_bot_message(codec.dumps({"type": "action", "id": "3", "action": {"type": "draw"}}))
+        except ProtocolFault as fault:
+            print(fault.kind)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "schema"
+
+
+# -- packaging rules ---------------------------------------------------------------------------
+
+
+def test_protocol_imports_nothing_from_arena() -> None:
+    code = "import sys, protocol, protocol.sdk; print([n for n in sys.modules if n.split('.')[0] == 'arena'])"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    for path in (ROOT / "protocol").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "from arena" not in source and "import arena" not in source, path.name
