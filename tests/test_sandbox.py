@@ -1,0 +1,450 @@
+"""The bot sandbox, against real processes: deliberately hostile bots must be contained.
+
+Each bot in tests/bots/sandbox_*.py misbehaves in one way.  Tests marked for bwrap run in
+strict mode; tests of the fallback use mode="none" and, as root, the system Python (the venv's
+interpreter lives under /root, which other uids cannot enter), so they still get a uid of their
+own.  Every test checks that after stop() no process of the bot is left.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from arena import sandbox
+from arena.sandbox import (
+    BotProcess,
+    Limits,
+    SandboxError,
+    SandboxWarning,
+    sandbox_available,
+    start_bot,
+)
+
+BOTS = Path(__file__).parent / "bots"
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = os.path.realpath(sys.executable)
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+HAS_BWRAP = sandbox_available()
+# The fallback gets a uid of its own only as root, with an interpreter and bots other uids reach.
+FALLBACK_UID = (
+    os.geteuid() == 0
+    and os.path.exists(SYSTEM_PYTHON)
+    and sandbox._other_can_reach(Path(SYSTEM_PYTHON))
+    and sandbox._other_can_reach(BOTS)
+)
+needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) is not usable here")
+needs_fallback_uid = pytest.mark.skipif(
+    not FALLBACK_UID, reason="needs root and a Python interpreter other uids can run"
+)
+BOTH_MODES = [
+    pytest.param("strict", marks=needs_bwrap, id="bwrap"),
+    pytest.param("none", marks=needs_fallback_uid, id="fallback"),
+]
+
+
+@pytest.fixture
+def endpoint_dir() -> Iterator[Path]:
+    """An endpoint dir under a world-traversable parent, as the fallback's uid needs."""
+    base = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    base.chmod(0o755)
+    yield base / "endpoint"
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def start(
+    endpoint_dir: Path,
+    mode: str,
+    script: str,
+    *args: str,
+    limits: Limits = Limits(),
+    env: dict[str, str] | None = None,
+    python: str | None = None,
+) -> BotProcess:
+    """Start one test bot; bwrap runs the venv interpreter, the fallback the system one."""
+    python = python or (PYTHON if mode == "strict" else SYSTEM_PYTHON)
+    path = BOTS / script
+    return start_bot(
+        [python, str(path), *args],
+        expose=[path],
+        endpoint_dir=endpoint_dir,
+        mode=mode,  # type: ignore[arg-type]
+        limits=limits,
+        env=env,
+        name=script.removesuffix(".py"),
+    )
+
+
+def wait_for(bot: BotProcess, text: str, timeout: float = 10.0) -> str:
+    """Wait until the bot's stderr contains text; return the whole stderr."""
+    deadline = time.monotonic() + timeout
+    while text not in (err := bot.stderr_text()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} not in stderr of {bot}: {err!r}")
+        time.sleep(0.02)
+    return err
+
+
+def json_report(bot: BotProcess) -> dict:
+    return json.loads(wait_for(bot, "}\n").strip().splitlines()[-1])
+
+
+def stop_and_check(bot: BotProcess, grace: float = 0.2) -> int | None:
+    """stop(), then assert that nothing of the bot is left: processes, uid, workdir."""
+    status = bot.stop(grace)
+    assert not sandbox._is_alive(bot.pid)
+    if bot.uid is not None:
+        assert sandbox._live_pids_of_uid(bot.uid) == []
+    assert not bot.workdir.exists()
+    return status
+
+
+def gone(pid: int, timeout: float = 3.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while sandbox._is_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+# --- hostile bots -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_fork_bomb_is_stopped_by_the_process_limit(mode: str, endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, mode, "sandbox_forkbomb.py", limits=Limits(processes=12))
+    err = wait_for(bot, "children=")
+    children = int(err.split("children=")[1].split()[0])
+    assert 1 <= children < 12
+    assert bot.alive()  # the parent survives its failed fork
+    assert bot.uid is not None and len(sandbox._live_pids_of_uid(bot.uid)) == children + 1
+    stop_and_check(bot)
+
+
+@needs_bwrap
+def test_unbounded_memory_hits_the_memory_limit(endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, "strict", "sandbox_memory.py", limits=Limits(memory_mb=256))
+    assert bot.wait(10) is not None
+    err = bot.stderr_text()
+    assert "MemoryError after" in err
+    assert int(err.split("after ")[1].split()[0]) < 256
+    stop_and_check(bot)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_child_left_after_the_parent_exits_is_killed(mode: str, endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, mode, "sandbox_orphan.py")
+    wait_for(bot, "child=")
+    assert bot.wait(5) == 0
+    if mode == "none":  # outside a pid namespace the orphan keeps running until stop()
+        child = int(bot.stderr_text().split("child=")[1].split()[0])
+        assert sandbox._is_alive(child)
+    stop_and_check(bot)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_setsid_double_fork_escaper_is_killed(mode: str, endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, mode, "sandbox_escape.py")
+    err = wait_for(bot, "escaped=")
+    escaped = int(err.split("escaped=")[1].split()[0])
+    if mode == "none":
+        # It left the bot's process group: only the uid scan can find it.
+        assert os.getpgid(escaped) != os.getpgid(bot.pid)
+    assert bot.uid is not None and len(sandbox._live_pids_of_uid(bot.uid)) == 2
+    stop_and_check(bot)
+    if mode == "none":
+        assert gone(escaped, timeout=0)
+
+
+@needs_bwrap
+def test_network_is_unreachable(endpoint_dir: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(0)
+        port = listener.getsockname()[1]
+        bot = start(endpoint_dir, "strict", "sandbox_network.py", str(port))
+        report = json_report(bot)
+        assert report["loopback"] != "connected"
+        assert report["internet"] != "connected"
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    stop_and_check(bot)
+
+
+@needs_bwrap
+def test_files_outside_expose_are_invisible(endpoint_dir: Path, tmp_path: Path) -> None:
+    other_bot = tmp_path / "other_bot.py"
+    database = tmp_path / "arena.db"
+    for f in (other_bot, database):
+        f.write_text("secret")
+        f.chmod(0o644)
+    paths = [
+        str(other_bot),
+        str(database),
+        str(BOTS / "sandbox_forkbomb.py"),  # a neighbour of the exposed script
+        str(REPO / "pyproject.toml"),  # the repository beyond the packages
+        "/root/.bashrc",
+        str(BOTS / "sandbox_readfile.py"),  # its own script: readable
+    ]
+    bot = start(endpoint_dir, "strict", "sandbox_readfile.py", *paths)
+    report = json_report(bot)
+    assert report.pop(str(BOTS / "sandbox_readfile.py")) == "read"
+    assert report.pop("append-own-script") != "written"  # exposed read-only
+    assert set(report.values()) == {"FileNotFoundError"}, report
+    stop_and_check(bot)
+
+
+@needs_bwrap
+def test_huge_file_is_cut_by_the_file_size_limit(endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, "strict", "sandbox_bigfile.py", limits=Limits(file_size_mb=4))
+    err = wait_for(bot, "size=")
+    assert "errno=27" in err  # EFBIG: Python ignores SIGXFSZ, so the write fails instead
+    assert int(err.split("size=")[1].split()[0]) <= 4 * 1024 * 1024
+    stop_and_check(bot)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_stderr_log_is_bounded_and_keeps_the_tail(mode: str, endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, mode, "sandbox_stderr_flood.py", limits=Limits(stderr_bytes=4096))
+    assert bot.wait(20) == 0
+    stop_and_check(bot)  # joins the reader, so the buffer is final
+    text = bot.stderr_text()
+    assert text.endswith("line 099999 of noise\nEND\n")
+    note, _, tail = text.partition("\n")
+    total = 100_000 * len("line 000000 of noise\n") + len("END\n")
+    assert note == f"[... {total - 4096} bytes of stderr dropped ...]"
+    assert len(tail.encode()) == 4096
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_environment_is_scrubbed(
+    mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_LEAK_MARKER", "secret")
+    bot = start(endpoint_dir, mode, "sandbox_introspect.py", env={"BOT_SEED": "7"})
+    env = json_report(bot)["env"]
+    assert "ARENA_LEAK_MARKER" not in env
+    allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "BOT_SEED"}
+    if mode == "strict":  # the venv's interpreter by its real path: told where the venv is
+        assert env.pop("PYTHONPATH") == sandbox._python_path()
+    # PWD: set by bwrap's --chdir; LC_CTYPE: Python's C-locale coercion.
+    assert set(env) - allowed <= {"PWD", "LC_CTYPE"}
+    assert env["PATH"] == "/usr/local/bin:/usr/bin:/bin"
+    assert env["HOME"] == str(bot.workdir)
+    assert env["BOT_SEED"] == "7"
+    stop_and_check(bot)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_cwd_is_private_and_writable(mode: str, endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, mode, "sandbox_introspect.py")
+    report = json_report(bot)
+    assert report["cwd"] == str(bot.workdir)
+    assert report["writable"]
+    assert report["cwd_mode"] == 0o700
+    assert report["uid"] == report["cwd_uid"] == bot.uid
+    if mode == "strict":
+        assert report["visible_pids"] <= 3  # its own pid namespace: bwrap's init and itself
+    assert (endpoint_dir.stat().st_uid, endpoint_dir.stat().st_mode & 0o777) == (bot.uid, 0o700)
+    stop_and_check(bot)
+
+
+# --- the protocol's channel -------------------------------------------------------------------
+
+
+def zmq_round_trip(mode: str, endpoint_dir: Path) -> float:
+    """Bind, start the echo bot, echo one message; return seconds until the bot's first message."""
+    endpoint_dir.mkdir(exist_ok=True)
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    address = f"ipc://{endpoint_dir}/bot.sock"
+    sock.bind(address)  # before start_bot, which hands the socket file to the bot's uid
+    try:
+        t0 = time.perf_counter()
+        bot = start_bot(
+            [PYTHON, str(BOTS / "sandbox_echo.py"), address],
+            expose=[BOTS / "sandbox_echo.py"],
+            endpoint_dir=endpoint_dir,
+            mode=mode,  # type: ignore[arg-type]
+            name="echo",
+        )
+        try:
+            assert sock.poll(10_000), bot.stderr_text()
+            elapsed = time.perf_counter() - t0
+            assert sock.recv() == b"hello"
+            sock.send(b"ping")
+            assert sock.poll(5_000), bot.stderr_text()
+            assert sock.recv() == b"ping"
+            assert bot.wait(5) == 0
+        finally:
+            stop_and_check(bot)
+    finally:
+        sock.close()
+    return elapsed
+
+
+@needs_bwrap
+def test_zmq_round_trip_through_the_sandbox(endpoint_dir: Path) -> None:
+    zmq_round_trip("strict", endpoint_dir)
+
+
+def test_zmq_round_trip_fallback(endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "_warned", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        zmq_round_trip("none", endpoint_dir)
+    messages = [str(w.message) for w in caught if w.category is SandboxWarning]
+    if os.geteuid() == 0 and not sandbox._other_can_reach(Path(PYTHON)):
+        # The venv's interpreter lives under /root (0700): say so, and run as root.
+        assert len(messages) == 1 and "bots run as root" in messages[0]
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_startup_time(mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "_warned", {"no-uid", "no-bwrap"})
+    times = [zmq_round_trip(mode, endpoint_dir) for _ in range(5)]
+    median = statistics.median(times)
+    print(f"start-up to first message ({mode}): median {median * 1000:.0f} ms of {len(times)}")
+    assert median < 3.0
+
+
+# --- stopping ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_stop_is_graceful_first(mode: str, endpoint_dir: Path) -> None:
+    bot = start(endpoint_dir, mode, "sandbox_sleeper.py")
+    wait_for(bot, "ready")
+    t0 = time.monotonic()
+    status = stop_and_check(bot, grace=5.0)
+    assert time.monotonic() - t0 < 2.0
+    assert "got SIGTERM" in bot.stderr_text()
+    assert status == 0
+    assert bot.stop() == 0  # idempotent
+
+
+REFEREE = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from arena.sandbox import start_bot
+    bot = start_bot([sys.argv[1], sys.argv[2]], expose=[Path(sys.argv[2])],
+                    endpoint_dir=Path(sys.argv[3]), mode=sys.argv[4])
+    print(bot.uid, flush=True)
+    time.sleep(60)
+    """
+)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
+    python = PYTHON if mode == "strict" else SYSTEM_PYTHON
+    referee = subprocess.Popen(
+        [sys.executable, "-c", REFEREE, python, str(BOTS / "sandbox_sleeper.py")]
+        + [str(endpoint_dir), mode],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        assert referee.stdout is not None
+        uid = int(referee.stdout.readline())
+        deadline = time.monotonic() + 5
+        while not sandbox._live_pids_of_uid(uid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sandbox._live_pids_of_uid(uid)
+    finally:
+        referee.kill()
+        referee.wait()
+    deadline = time.monotonic() + 3
+    while sandbox._live_pids_of_uid(uid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert sandbox._live_pids_of_uid(uid) == []
+    # Its workdir is left behind; the next lease of the uid removes it.
+    sandbox._remove_stale_workdirs(uid)
+    assert not [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
+
+
+# --- modes and uids ---------------------------------------------------------------------------
+
+
+def test_strict_without_bwrap_says_how_to_fix_it(
+    endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox, "sandbox_available", lambda: False)
+    monkeypatch.setattr(sandbox.shutil, "which", lambda *a, **k: None)
+    with pytest.raises(SandboxError, match=r"apt-get install bubblewrap"):
+        start_bot([PYTHON, "-c", "pass"], expose=[], endpoint_dir=endpoint_dir, mode="strict")
+
+
+def test_unknown_mode_is_refused(endpoint_dir: Path) -> None:
+    with pytest.raises(SandboxError, match="unknown sandbox mode"):
+        start(endpoint_dir, "loose", "sandbox_sleeper.py")
+
+
+@needs_fallback_uid
+def test_auto_without_bwrap_warns_once(endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "sandbox_available", lambda: False)
+    monkeypatch.setattr(sandbox, "_warned", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bots = [
+            start(endpoint_dir / str(i), "auto", "sandbox_sleeper.py", python=SYSTEM_PYTHON)
+            for i in range(2)
+        ]
+    for bot in bots:
+        assert not bot.sandboxed
+        stop_and_check(bot)
+    messages = [str(w.message) for w in caught if w.category is SandboxWarning]
+    assert len(messages) == 1 and "WITHOUT filesystem, network and pid isolation" in messages[0]
+
+
+HOLD_A_UID = (
+    "import time; from arena.sandbox import _lease_uid; "
+    "print(_lease_uid().uid, flush=True); time.sleep(30)"
+)
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="bot uids are leased only as root")
+def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: Path) -> None:
+    other = subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_UID],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        assert other.stdout is not None
+        held_elsewhere = int(other.stdout.readline())
+        bots = [start(endpoint_dir / str(i), "strict", "sandbox_sleeper.py") for i in range(2)]
+        uids = {bot.uid for bot in bots}
+        assert len(uids) == 2 and held_elsewhere not in uids
+        assert all(uid in sandbox.UID_RANGE for uid in uids)
+        for bot in bots:
+            stop_and_check(bot, grace=0)
+    finally:
+        other.kill()
+        other.wait()
+    # Released on stop, and on the other process's death: each lock can be taken again.
+    for uid in uids | {held_elsewhere}:
+        fd = os.open(sandbox.UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
