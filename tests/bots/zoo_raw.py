@@ -1,0 +1,41 @@
+"""Zoo: misbehaves at the protocol level, without the SDK; the mode is the file name's suffix.
+
+Run as ``zoo_raw.py ENDPOINT MODE``: garbage (not JSON), badjson (truncated JSON), schema (JSON
+but not a valid message), huge (a message over the size bound), twice (answers every request
+twice), close (closes its socket and lingers), version (hello with protocol 99).
+"""
+import json
+import sys
+import time
+
+import zmq
+
+endpoint, mode = sys.argv[1], sys.argv[2]
+sock = zmq.Context().socket(zmq.DEALER)
+sock.setsockopt(zmq.LINGER, 1000)
+sock.connect(endpoint)
+sock.send_json({"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"})
+while True:
+    msg = json.loads(sock.recv())
+    if msg["type"] in ("shutdown", "error"):
+        break
+    if msg["type"] != "request":
+        continue
+    answer = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
+    if mode == "garbage":
+        sock.send(b"\xff\xfe this is not json at all")
+    elif mode == "badjson":
+        sock.send(b'{"type": "action", "id": ')
+    elif mode == "schema":
+        sock.send_json({"type": "action", "id": "one", "action": []})
+    elif mode == "huge":
+        sock.send_json({**answer, "padding": "x" * (3 << 20)})
+    elif mode == "twice":
+        sock.send_json(answer)
+        sock.send_json(answer)
+    elif mode == "close":
+        sock.close()
+        time.sleep(30)
+        break
+    else:
+        sock.send_json(answer)

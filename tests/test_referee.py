@@ -1,0 +1,204 @@
+"""The referee with real bot processes over real ZeroMQ sockets, in the real sandbox.
+
+A zoo of misbehaving bots (tests/bots/zoo_*.py): each fault becomes the right recorded outcome,
+the other bots finish the game, and no bot process survives the match.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.games import GameConfig, get_game
+from arena.games.record import replay
+from arena.referee import BotSpec, Referee, RefereeConfig, bot_spec
+from arena.sandbox import Limits as Limits_
+from arena.sandbox import sandbox_available
+from protocol.messages import Limits
+
+ROOT = Path(__file__).resolve().parent.parent
+ZOO = ROOT / "tests" / "bots"
+RANDOM = str(ROOT / "bots" / "random_bot.py")
+PY = os.path.realpath(sys.executable)
+MODE = "strict" if sandbox_available() else "none"
+FAST = Limits(decision_ms=1500, game_ms=20_000, startup_ms=8_000)
+
+
+def zoo(name: str, *args: str) -> BotSpec:
+    path = str(ZOO / f"zoo_{name}.py")
+    return BotSpec(name, (PY, path, "{endpoint}", *args), (path,))
+
+
+def bot_processes(tag: str) -> list[str]:
+    """Command lines of every live process of one test's bots (their command lines carry ``tag``)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue  # a zombie is dead; only its parent's reaping is pending
+        except OSError:
+            continue
+        if tag in cmd:
+            found.append(f"{pid}: {cmd}")
+    return found
+
+
+def tagged(spec: BotSpec, tag: str) -> BotSpec:
+    """The same bot with a marker at the end of its command line, to find its processes."""
+    command = spec.command if "{endpoint}" in spec.command else (*spec.command, "{endpoint}")
+    return BotSpec(spec.name, (*command, tag), spec.expose)
+
+
+def play(first: BotSpec, *, players: int = 3, points: int = 1, limits: Limits = FAST, **config):
+    game = get_game("reactor")
+    tag = f"tag-{uuid.uuid4().hex}"
+    bots = [tagged(first, tag)] + [tagged(bot_spec(RANDOM, f"random{i}"), tag) for i in range(1, players)]
+    with Referee(RefereeConfig(limits=limits, sandbox_mode=MODE, **config)) as referee:
+        report = referee.play_match(game, GameConfig(players=players, points=points), bots, seed="zoo")
+    assert bot_processes(tag) == [], "a bot process survived the match"
+    for g in report.games:
+        replay(game, g.record)  # every game, faults included, replays exactly
+    return report
+
+
+def test_random_bots_play_a_match_warm() -> None:
+    """Bots start once per match and stay warm; results and records are complete."""
+    report = play(bot_spec(RANDOM, "random0"), points=2)
+    assert len(report.games) >= 2
+    assert report.starts == [1, 1, 1]
+    assert max(report.scores) == 2
+    for g in report.games:
+        assert g.faults == []
+        assert sorted(g.record["result"]["places"]) == [1, 2, 3]
+        assert any(d.get("auto") for d in g.record["decisions"]) or True
+        assert all("ms" in d or d.get("auto") for d in g.record["decisions"])
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        (zoo("hang"), "timeout"),
+        (zoo("late"), "timeout"),
+        (zoo("crash_mid"), "crash"),
+        (zoo("illegal"), "illegal"),
+        (zoo("raw", "garbage"), "malformed"),
+        (zoo("raw", "badjson"), "malformed"),
+        (zoo("raw", "schema"), "schema"),
+        (zoo("raw", "huge"), "too_large"),
+        (zoo("raw", "twice"), "stale"),
+        (zoo("raw", "close"), "disconnected"),
+        (zoo("raw", "version"), "protocol_version"),
+        (zoo("crash_start"), "startup"),
+    ],
+    ids=lambda v: v.name if isinstance(v, BotSpec) else v,
+)
+def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
+    """Each misbehaviour is recorded with its kind; the faulting bot ranks last; the others finish."""
+    report = play(spec)
+    game = report.games[0]
+    kinds = [f.kind for f in game.faults]
+    assert kinds == [kind], [f.message for f in game.faults]
+    assert game.faults[0].seat == 0 and game.faults[0].message
+    result = game.record["result"]
+    assert result["forfeits"] == [0]
+    assert result["places"][0] == 3
+    assert sorted(result["places"][1:]) == [1, 2]
+    assert game.record["faults"][0]["kind"] == kind
+
+
+def test_crashing_bot_is_restarted_then_disqualified() -> None:
+    """A bot that faults in game after game is restarted each time, then disqualified."""
+    report = play(zoo("crash_mid"), points=3, faults_to_disqualify=2)
+    kinds = [[f.kind for f in g.faults] for g in report.games]
+    assert kinds[0] == ["crash"] and kinds[1] == ["crash"]
+    assert report.disqualified == [0]
+    assert report.starts[0] == 2 and report.starts[1:] == [1, 1]
+    for g in report.games[2:]:
+        assert g.record["result"]["forfeits"] == [0]
+        assert g.record["result"]["places"][0] == 3
+
+
+def test_stderr_is_captured_per_game_and_bounded() -> None:
+    report = play(zoo("crash_mid"))
+    log = report.games[0].logs[0]
+    assert "deliberate crash on the third decision" in log
+    assert len(log.encode()) <= 64 * 1024 + 100
+
+
+def test_unbounded_memory_is_stopped() -> None:
+    """The address-space limit turns a memory hog into a crash of that bot alone."""
+    report = play(zoo("memory"), resources=Limits_(memory_mb=300), limits=Limits(decision_ms=8000, game_ms=30_000, startup_ms=8000))
+    assert [f.kind for f in report.games[0].faults] == ["crash"]
+    assert "MemoryError" in report.games[0].logs[0]
+
+
+def test_leftover_child_is_killed() -> None:
+    report = play(zoo("child"))
+    assert report.games[0].faults == []
+    assert "started a detached child" in report.games[0].logs[0]
+
+
+def test_fork_bomb_is_contained() -> None:
+    report = play(zoo("fork"), resources=Limits_(processes=16))
+    assert sorted(report.games[0].record["result"]["places"]) == [1, 2, 3]
+
+
+def test_each_bot_sees_only_its_own_observation() -> None:
+    report = play(zoo("spy"))
+    assert "own observations only: True" in report.games[0].logs[0]
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_network_is_closed() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    accepted: list[object] = []
+
+    def serve() -> None:
+        try:
+            accepted.append(server.accept())
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    report = play(zoo("network", str(port)))
+    thread.join()
+    server.close()
+    log = report.games[0].logs[0]
+    assert "loopback blocked" in log and "outside blocked" in log
+    assert accepted == []
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="needs bubblewrap")
+def test_other_files_are_invisible(tmp_path: Path) -> None:
+    database = tmp_path / "arena.db"
+    database.write_bytes(b"SQLite format 3\0secret")
+    other_bot = str(ZOO / "zoo_hang.py")
+    report = play(zoo("snoop", str(database), other_bot))
+    log = report.games[0].logs[0]
+    assert f"denied {database}" in log and f"denied {other_bot}" in log
+    assert "READ" not in log
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (ROOT / "bots/js/node_modules/zeromq").exists(),
+                    reason="needs node and `npm ci` in bots/js")
+def test_javascript_bot_plays_a_full_game() -> None:
+    report = play(bot_spec(str(ROOT / "bots/js/random_bot.js"), "js"), points=1)
+    game = report.games[0]
+    assert game.faults == [], [f.message for f in game.faults]
+    assert report.hello_names[0] == "js-random"
+    assert any(d["seat"] == 0 and "ms" in d for d in game.record["decisions"])
