@@ -1,0 +1,236 @@
+"""TrueSkill ratings: a pure function of game results (style rule 10).
+
+Nothing here reads or writes the database: the CLI loads results from the store, calls
+:func:`rate`, and may cache the history with ``Store.save_ratings``.  The same outcomes in the
+same order always give the same numbers.
+
+Parameters (one :class:`trueskill.TrueSkill` environment, made by :func:`make_env` and passed in;
+never the module's ``setup()`` global, so two computations can not disturb each other):
+
+* ``mu = 25``, ``sigma = 25/3`` — TrueSkill's usual prior; a new bot's conservative score
+  ``mu - 3*sigma`` starts at 0 and rises as its rating firms up.
+* ``beta = 25/6`` — the spread of one game's performance around skill (the usual value).
+* ``tau = 0`` — no skill drift between games.  Bots are fixed programs, so their skill does not
+  change; with TrueSkill's default tau (sigma/100) ratings keep wandering and bots ~0.3 places
+  apart swap order for hundreds of games, while with tau = 0 a 4-bot field ranks correctly after
+  ~20-40 games (see shared/facts.md).  Ratings are per bot name, so a bot's versions share
+  one rating: register a much changed bot under a new name to rate it afresh.
+* ``draw_probability = 0.02`` — the chance that two neighbouring seats tie.  Ties in our games
+  are rare (a capped game tied at the top, equal scores), so the draw margin is kept small: a win
+  by any margin counts almost fully as a win.  It must not be 0: TrueSkill then has no draw
+  margin and a tie makes its update divide by zero.  A tie between two bots pulls their ratings
+  together firmly (the smaller the draw probability, the more a tie says "these two are equal").
+
+Each game is a free-for-all: every seat is a one-player team, ranked by its place (1 = best,
+equal places tie), ``env.rate([(r,) for r in seats], ranks=[place - 1, ...])``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Protocol
+
+import orjson
+import trueskill
+
+from arena.errors import UsageError
+
+MU = 25.0
+SIGMA = MU / 3
+BETA = SIGMA / 2
+TAU = 0.0
+DRAW_PROBABILITY = 0.02
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def make_env(draw_probability: float = DRAW_PROBABILITY) -> trueskill.TrueSkill:
+    """The rating environment described in the module docstring."""
+    return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw_probability)
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """One game for rating: bot names in seat order and their places (1 = best, ties allowed)."""
+
+    bots: tuple[str, ...]
+    places: tuple[int, ...]
+    game_id: str | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.bots)
+        where = f"game {self.game_id}: " if self.game_id else ""
+        if not 2 <= n <= 6 or len(self.places) != n:
+            raise ValueError(f"{where}a game needs 2-6 bots and one place per bot")
+        if len(set(self.bots)) != n:
+            raise ValueError(f"{where}a bot can not be rated against itself ({', '.join(self.bots)})")
+        if any(not 1 <= p <= n for p in self.places):
+            raise ValueError(f"{where}places must be from 1 to {n}, not {list(self.places)}")
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPoint:
+    """A bot's rating right after the ``seq``-th rated game (1-based)."""
+
+    seq: int
+    game_id: str | None
+    bot: str
+    mu: float
+    sigma: float
+
+
+@dataclass(slots=True)
+class RatingTable:
+    """Current ratings per bot, plus the history of every update."""
+
+    env: trueskill.TrueSkill
+    ratings: dict[str, trueskill.Rating] = field(default_factory=dict)
+    history: list[HistoryPoint] = field(default_factory=list)
+
+    def score(self, bot: str) -> float:
+        """Conservative score mu - 3*sigma: a bot ranks high only once it is surely good."""
+        return self.env.expose(self.ratings[bot])
+
+
+def rate(games: Iterable[GameOutcome], env: trueskill.TrueSkill) -> RatingTable:
+    """Replay the games in order through TrueSkill; a new bot starts at the env's prior."""
+    table = RatingTable(env)
+    for seq, game in enumerate(games, start=1):
+        before = [table.ratings.get(bot) or env.create_rating() for bot in game.bots]
+        after = env.rate([(r,) for r in before], ranks=[p - 1 for p in game.places])
+        for bot, (rating,) in zip(game.bots, after):
+            table.ratings[bot] = rating
+            table.history.append(HistoryPoint(seq, game.game_id, bot, rating.mu, rating.sigma))
+    return table
+
+
+class SeatResultLike(Protocol):
+    """What :func:`outcomes_from_results` needs of a stored result row (``storage.ResultRow``)."""
+
+    game_id: str
+    bot: str
+    place: int
+
+
+def outcomes_from_results(rows: Iterable[SeatResultLike]) -> list[GameOutcome]:
+    """Group seat rows (in seat order, one game after another) into game outcomes.
+
+    Games where a bot sits at the table twice (self-play) are left out: TrueSkill has no way to
+    rate a player against itself.
+    """
+    games: list[GameOutcome] = []
+    current: str | None = None
+    seats: list[SeatResultLike] = []
+
+    def flush() -> None:
+        bots = tuple(r.bot for r in seats)
+        if seats and len(set(bots)) == len(bots):
+            games.append(GameOutcome(bots, tuple(r.place for r in seats), current))
+
+    for row in rows:
+        if row.game_id != current:
+            flush()
+            current, seats = row.game_id, []
+        seats.append(row)
+    flush()
+    return games
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One leaderboard line."""
+
+    rank: int
+    bot: str
+    score: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    mean_place: float
+    faults: dict[str, int]
+
+
+def leaderboard(
+    table: RatingTable,
+    outcomes: Iterable[GameOutcome],
+    faults: Mapping[str, Mapping[str, int]] | None = None,
+) -> list[Row]:
+    """Rated bots sorted by conservative score (then name, so equal scores keep a fixed order).
+
+    ``wins`` counts games a bot finished first alone (the game's point); ``faults`` maps
+    bot -> kind -> count, as ``Store.fault_counts`` returns it.
+    """
+    played: dict[str, int] = {}
+    wins: dict[str, int] = {}
+    place_sum: dict[str, int] = {}
+    for game in outcomes:
+        for bot, place in zip(game.bots, game.places):
+            played[bot] = played.get(bot, 0) + 1
+            place_sum[bot] = place_sum.get(bot, 0) + place
+            if place == 1 and game.places.count(1) == 1:
+                wins[bot] = wins.get(bot, 0) + 1
+    faults = faults or {}
+    order = sorted(table.ratings, key=lambda bot: (-table.score(bot), bot))
+    return [
+        Row(
+            rank=rank,
+            bot=bot,
+            score=table.score(bot),
+            mu=table.ratings[bot].mu,
+            sigma=table.ratings[bot].sigma,
+            games=played.get(bot, 0),
+            wins=wins.get(bot, 0),
+            mean_place=place_sum.get(bot, 0) / played[bot] if played.get(bot) else 0.0,
+            faults=dict(sorted(faults.get(bot, {}).items())),
+        )
+        for rank, bot in enumerate(order, start=1)
+    ]
+
+
+COLUMNS = ("rank", "bot", "score", "mu", "sigma", "games", "wins", "mean_place", "faults")
+
+
+def _faults_text(faults: dict[str, int]) -> str:
+    # "kind:count" separated by spaces: no commas, so it needs no quoting and splits easily.
+    return " ".join(f"{kind}:{n}" for kind, n in faults.items()) or "-"
+
+
+def _cells(row: Row, digits: int | None) -> list[str]:
+    def num(x: float) -> str:
+        return repr(x) if digits is None else f"{x:.{digits}f}"
+
+    return [str(row.rank), row.bot, num(row.score), num(row.mu), num(row.sigma), str(row.games),
+            str(row.wins), num(row.mean_place), _faults_text(row.faults)]
+
+
+def format_table(rows: list[Row], fmt: str = "table") -> str:
+    """Render a leaderboard as ``table`` (aligned text), ``csv``, ``json`` or ``markdown``."""
+    if fmt == "json":
+        return orjson.dumps([asdict(r) for r in rows], option=orjson.OPT_INDENT_2).decode() + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows(_cells(r, None) for r in rows)
+        return out.getvalue()
+    if fmt == "markdown":
+        right = {"rank", "score", "mu", "sigma", "games", "wins", "mean_place"}
+        lines = ["| " + " | ".join(COLUMNS) + " |",
+                 "|" + "|".join("---:" if c in right else "---" for c in COLUMNS) + "|"]
+        # A "|" inside a cell (say, in a bot name) would split the column.
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, 2)) + " |" for r in rows]
+        return "\n".join(lines) + "\n"
+    if fmt == "table":
+        grid = [list(COLUMNS)] + [_cells(r, 2) for r in rows]
+        widths = [max(len(line[i]) for line in grid) for i in range(len(COLUMNS))]
+        # Text columns (bot, faults) left-aligned, numbers right-aligned.
+        left = {1, len(COLUMNS) - 1}
+        return "".join(
+            "  ".join(cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+            .rstrip() + "\n"
+            for line in grid
+        )
+    raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")

@@ -1,0 +1,775 @@
+"""The arena database: bots, tournaments and every finished game, in one SQLite file.
+
+This is the only module that imports ``sqlite_utils`` (style rule 9).  The design follows from
+how the harness uses it:
+
+* **One writer.**  The tournament coordinator is the only process that writes; viewers and the
+  CLI read at the same time.  WAL mode lets readers see a consistent snapshot while the writer
+  appends, and ``busy_timeout`` makes a second writer (say ``arena bots add`` during a run) wait
+  instead of failing.
+* **One transaction per game.**  :meth:`Store.add_game` writes the game, its results, faults and
+  logs between ``BEGIN IMMEDIATE`` and ``COMMIT``, so a ``kill -9`` at any moment leaves the whole
+  game or nothing.  ``synchronous=NORMAL`` is enough for that in WAL mode: a crash of the process
+  never loses a committed game; only a power cut may lose the last few commits (never half of one).
+* **Exactly once.**  Game ids are the scheduler's deterministic pairing ids, so resuming a
+  tournament skips :meth:`Store.played_ids`, and adding an id that is already stored does nothing.
+* **Append-only games; derived ratings.**  Triggers refuse to change or delete games and results;
+  the ``ratings`` table is a cache that :meth:`Store.save_ratings` replaces from a recompute.
+* **Migrations.**  ``STEPS`` is the ordered list of schema changes, applied once each and recorded
+  in ``_sqlite_migrations``; a later version appends a step, and opening an old file upgrades it.
+
+Game records are stored as zlib-compressed orjson (about a tenth of the JSON) and returned as
+the same dict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+from arena.errors import StorageError, UnknownBot
+
+DEFAULT_PATH = "arena.db"
+MIGRATION_SET = "arena"
+# A second writer waits this long for the lock before giving up with "database is locked".
+BUSY_TIMEOUT_MS = 10_000
+# zlib level 6 (the default): a 34 KB Reactor record becomes 3.3 KB in 0.5 ms; level 9 saves
+# another 6% at 3.4 times the time, level 3 is twice as fast but 17% larger.
+ZLIB_LEVEL = 6
+
+
+# --- schema -------------------------------------------------------------------------------
+
+_SCHEMA_1 = """
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    created TEXT NOT NULL,
+    -- The version that `bot(name)` returns: the one registered last, even when that was a
+    -- revert to older content (which reuses the older version row).
+    current INTEGER REFERENCES bot_versions(id)
+);
+CREATE TABLE bot_versions (
+    id INTEGER PRIMARY KEY,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+    filename TEXT NOT NULL,
+    content BLOB NOT NULL,
+    command TEXT NOT NULL,
+    added TEXT NOT NULL,
+    check_report TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (bot, version),
+    UNIQUE (bot, sha256)
+);
+CREATE TABLE tournaments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    seed,  -- no type: keeps an int seed an int and a str seed a str
+    created TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'finished')),
+    finished TEXT
+);
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    -- Commit order, which is finishing order (the coordinator stores a game when it ends);
+    -- ratings replay games in this order.  Explicit because VACUUM may renumber rowids.
+    seq INTEGER NOT NULL UNIQUE,
+    tournament TEXT REFERENCES tournaments(id),
+    game TEXT NOT NULL,
+    variants TEXT NOT NULL DEFAULT '[]',
+    players INTEGER NOT NULL CHECK (players BETWEEN 2 AND 6),
+    seats TEXT NOT NULL,
+    round INTEGER,
+    table_no INTEGER,
+    match_game INTEGER NOT NULL DEFAULT 0,
+    seed,
+    started TEXT,
+    finished TEXT NOT NULL,
+    capped INTEGER NOT NULL DEFAULT 0 CHECK (capped IN (0, 1)),
+    winner INTEGER CHECK (winner IS NULL OR winner BETWEEN 0 AND players - 1),
+    duration_ms INTEGER,
+    record BLOB NOT NULL
+);
+CREATE INDEX games_tournament ON games(tournament);
+CREATE TABLE results (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL CHECK (seat >= 0),
+    bot_version_id INTEGER NOT NULL REFERENCES bot_versions(id),
+    bot TEXT NOT NULL REFERENCES bots(name),
+    place INTEGER NOT NULL CHECK (place >= 1),
+    points INTEGER NOT NULL DEFAULT 0,
+    forfeited INTEGER NOT NULL DEFAULT 0 CHECK (forfeited IN (0, 1)),
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX results_bot ON results(bot);
+CREATE TABLE faults (
+    id INTEGER PRIMARY KEY,
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind <> ''),
+    message TEXT NOT NULL DEFAULT '',
+    decision INTEGER,
+    -- A fault belongs to a seat that played this game.
+    FOREIGN KEY (game_id, seat) REFERENCES results(game_id, seat)
+);
+CREATE INDEX faults_game ON faults(game_id);
+CREATE TABLE logs (
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    stderr TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat),
+    FOREIGN KEY (game_id, seat) REFERENCES results(game_id, seat)
+);
+CREATE TABLE ratings (
+    tournament_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    game_id TEXT REFERENCES games(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (tournament_id, seq, bot)
+);
+-- Games are append-only: ratings and resumption are only sound if a stored game never changes.
+CREATE TRIGGER games_no_update BEFORE UPDATE ON games
+    BEGIN SELECT RAISE(ABORT, 'games are append-only'); END;
+CREATE TRIGGER games_no_delete BEFORE DELETE ON games
+    BEGIN SELECT RAISE(ABORT, 'games are append-only'); END;
+CREATE TRIGGER results_no_update BEFORE UPDATE ON results
+    BEGIN SELECT RAISE(ABORT, 'results are append-only'); END;
+CREATE TRIGGER results_no_delete BEFORE DELETE ON results
+    BEGIN SELECT RAISE(ABORT, 'results are append-only'); END;
+"""
+
+
+def _v1_initial(db: Database) -> None:
+    """Version 1: every table of the first release."""
+    db.executescript(_SCHEMA_1)
+
+
+# Ordered schema steps.  Never edit or reorder a released step: append a new one.
+STEPS: list[Callable[[Database], None]] = [_v1_initial]
+
+
+def _migrations() -> Migrations:
+    migrations = Migrations(MIGRATION_SET)
+    for step in STEPS:
+        migrations()(step)
+    return migrations
+
+
+# --- rows ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BotVersion:
+    """One stored version of a bot: its content is identified by ``sha256``."""
+
+    id: int
+    name: str
+    game: str
+    version: int
+    sha256: str
+    filename: str
+    command: list[str]
+    added: str
+    check_report: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class BotSummary:
+    """A bot with its current version and how many games it has played (any version)."""
+
+    name: str
+    game: str
+    version: int
+    versions: int
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament as started: its parsed spec and seed fix every game it will play."""
+
+    id: str
+    name: str
+    game: str
+    spec: dict[str, Any]
+    seed: str | int | None
+    created: str
+    status: str
+    finished: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A finished game as the coordinator hands it over; ``seats`` are bot version ids."""
+
+    id: str
+    game: str
+    seats: list[int]
+    winner: int | None
+    record: dict[str, Any]
+    tournament: str | None = None
+    variants: list[str] = field(default_factory=list)
+    capped: bool = False
+    round: int | None = None
+    table_no: int | None = None
+    match_game: int = 0
+    seed: str | int | None = None
+    started: str | None = None
+    finished: str | None = None  # None: stamped with the time of the commit
+    duration_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """How one seat finished; the store fills in its bot and points from the game."""
+
+    seat: int
+    place: int
+    forfeited: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRow:
+    """A bot fault (timeout, crash, illegal action, ...) as an outcome of the game.
+
+    ``bot`` is filled in by the store from the seat; ``decision`` is the decision index, if any.
+    """
+
+    seat: int
+    kind: str
+    message: str = ""
+    decision: int | None = None
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One line of ``arena games``: bots and places in seat order."""
+
+    id: str
+    tournament: str | None
+    game: str
+    bots: list[str]
+    places: list[int]
+    winner: int | None
+    capped: bool
+    faults: int
+    finished: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One seat of one game, in commit (finishing) order: the input of the ratings."""
+
+    game_id: str
+    seq: int
+    tournament: str | None
+    game: str
+    seat: int
+    bot: str
+    bot_version_id: int
+    place: int
+    points: int
+    forfeited: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A bot's rating right after the ``seq``-th rated game."""
+
+    seq: int
+    game_id: str | None
+    bot: str
+    mu: float
+    sigma: float
+
+
+class RatingPointLike(Protocol):
+    """Anything with a rating point's attributes (ratings.py keeps its own type)."""
+
+    seq: int
+    game_id: str | None
+    bot: str
+    mu: float
+    sigma: float
+
+
+def seat_results(record: dict[str, Any]) -> list[SeatResult]:
+    """The seat results a game record claims (its ``result`` section)."""
+    result = record["result"]
+    forfeits = set(result.get("forfeits", ()))
+    return [SeatResult(seat, place, seat in forfeits) for seat, place in enumerate(result["places"])]
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    """Compressed orjson: records are large and repetitive, so this saves ~90% of the file."""
+    try:
+        return zlib.compress(orjson.dumps(record), ZLIB_LEVEL)
+    except TypeError as e:
+        raise StorageError(f"the game record is not plain JSON data ({e})") from e
+
+
+def decode_record(blob: bytes) -> dict[str, Any]:
+    """The record dict back from :func:`encode_record`'s bytes."""
+    return orjson.loads(zlib.decompress(blob))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _canonical(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+# --- the store ----------------------------------------------------------------------------
+
+
+class Store:
+    """The arena database.  ``Store(":memory:")`` or ``Store(memory=True)`` for tests."""
+
+    def __init__(self, path: str | Path = DEFAULT_PATH, *, memory: bool = False) -> None:
+        self.path = ":memory:" if memory or str(path) == ":memory:" else str(path)
+        try:
+            if self.path == ":memory:":
+                self.db = Database(memory=True)
+            else:
+                if Path(self.path).is_dir():
+                    raise StorageError(f"{self.path} is a directory; give a database file such as {DEFAULT_PATH}")
+                self.db = Database(self.path)
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            if self.path != ":memory:":
+                self.db.enable_wal()
+                self.db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            if hasattr(self, "db"):
+                self.db.close()
+            raise StorageError(
+                f"cannot open {self.path} as an arena database ({e}); check the path, or pass another database file"
+            ) from e
+
+    def _migrate(self) -> None:
+        migrations = _migrations()
+        known = {step.__name__ for step in STEPS}
+        unknown = [m.name for m in migrations.applied(self.db) if m.name not in known]
+        if unknown:
+            raise StorageError(
+                f"{self.path} was written by a newer arena (schema step {unknown[0]!r} is unknown here); "
+                "upgrade arena to open it"
+            )
+        if migrations.pending(self.db):
+            migrations.apply(self.db)
+
+    def close(self) -> None:
+        """Close the connection (a WAL file is checkpointed when the last one closes)."""
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        """How many schema steps this file has had applied."""
+        return len(_migrations().applied(self.db))
+
+    @property
+    def journal_mode(self) -> str:
+        """``"wal"`` for a file database, ``"memory"`` for an in-memory one."""
+        return self.db.journal_mode
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction.  IMMEDIATE takes the write lock up front, so a concurrent
+        writer waits (busy_timeout) instead of failing half-way through."""
+        try:
+            self.db.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise StorageError(
+                f"cannot write to {self.path} ({e}); another process is writing to it, wait for it to finish"
+            ) from e
+        try:
+            yield
+            self.db.conn.execute("COMMIT")
+        except BaseException:
+            if self.db.conn.in_transaction:
+                self.db.conn.execute("ROLLBACK")
+            raise
+
+    def _one(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> dict[str, Any] | None:
+        return next(self.db.query(sql, params), None)
+
+    def _all(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        return list(self.db.query(sql, params))
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table (for ``arena db info`` and tests)."""
+        tables = ["bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"]
+        return {t: self.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+
+    # --- bots -----------------------------------------------------------------------------
+
+    def add_bot_version(
+        self,
+        name: str,
+        game: str,
+        filename: str,
+        content: bytes,
+        command: list[str],
+        check_report: dict[str, Any] | None = None,
+    ) -> BotVersion:
+        """Register a bot's file; the same content again returns its existing version."""
+        if not name or name != name.strip():
+            raise StorageError(f"bot name {name!r} must be non-empty without surrounding spaces")
+        sha = hashlib.sha256(content).hexdigest()
+        with self._write():
+            bot = self._one("SELECT game FROM bots WHERE name = ?", [name])
+            if bot is None:
+                self.db.execute("INSERT INTO bots (name, game, created) VALUES (?, ?, ?)", [name, game, _now()])
+            elif bot["game"] != game:
+                raise StorageError(
+                    f"bot {name!r} is registered for {bot['game']}, not {game}; choose another name for this bot"
+                )
+            same = self._one("SELECT * FROM bot_versions WHERE bot = ? AND sha256 = ?", [name, sha])
+            if same is not None:
+                if orjson.loads(same["command"]) != list(command):
+                    raise StorageError(
+                        f"bot {name!r} version {same['version']} has this content but runs with "
+                        f"{orjson.loads(same['command'])}; register the new command under another bot name"
+                    )
+                version_id = same["id"]
+            else:
+                number = self.db.execute(
+                    "SELECT coalesce(max(version), 0) + 1 FROM bot_versions WHERE bot = ?", [name]
+                ).fetchone()[0]
+                version_id = self.db.execute(
+                    "INSERT INTO bot_versions (bot, version, sha256, filename, content, command, added, check_report)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [name, number, sha, filename, content, orjson.dumps(list(command)).decode(), _now(),
+                     orjson.dumps(check_report or {}).decode()],
+                ).lastrowid
+            self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
+        return self.bot_version(version_id)
+
+    _VERSION_SQL = (
+        "SELECT v.id, v.bot, b.game, v.version, v.sha256, v.filename, v.command, v.added, v.check_report"
+        " FROM bot_versions v JOIN bots b ON b.name = v.bot"
+    )
+
+    @staticmethod
+    def _bot_version(row: dict[str, Any]) -> BotVersion:
+        return BotVersion(
+            id=row["id"], name=row["bot"], game=row["game"], version=row["version"], sha256=row["sha256"],
+            filename=row["filename"], command=orjson.loads(row["command"]), added=row["added"],
+            check_report=orjson.loads(row["check_report"]),
+        )
+
+    def bot(self, name: str) -> BotVersion:
+        """The bot's current version (the one registered last)."""
+        row = self._one(self._VERSION_SQL + " WHERE v.id = b.current AND b.name = ?", [name])
+        if row is None:
+            names = [r["name"] for r in self._all("SELECT name FROM bots ORDER BY name")]
+            known = ", ".join(names) if names else "none yet"
+            raise UnknownBot(f"no bot named {name!r} (bots: {known}); add it with `arena bots add`")
+        return self._bot_version(row)
+
+    def bot_version(self, version_id: int) -> BotVersion:
+        """One version by id (games store version ids, so a replay can find the exact file)."""
+        row = self._one(self._VERSION_SQL + " WHERE v.id = ?", [version_id])
+        if row is None:
+            raise UnknownBot(f"no bot version with id {version_id}; `arena bots` lists the bots there are")
+        return self._bot_version(row)
+
+    def bot_content(self, version_id: int) -> bytes:
+        """The stored file (or tar of a bot directory) of one version, byte for byte."""
+        row = self.db.execute("SELECT content FROM bot_versions WHERE id = ?", [version_id]).fetchone()
+        if row is None:
+            raise UnknownBot(f"no bot version with id {version_id}; `arena bots` lists the bots there are")
+        return bytes(row[0])
+
+    def bots(self, game: str | None = None) -> list[BotSummary]:
+        """Every bot (optionally of one game), by name, with games played."""
+        rows = self._all(
+            "SELECT b.name, b.game, cur.version,"
+            " (SELECT count(*) FROM bot_versions v WHERE v.bot = b.name) AS versions,"
+            " (SELECT count(*) FROM results r WHERE r.bot = b.name) AS games"
+            " FROM bots b JOIN bot_versions cur ON cur.id = b.current"
+            " WHERE ? IS NULL OR b.game = ? ORDER BY b.name",
+            [game, game],
+        )
+        return [BotSummary(**row) for row in rows]
+
+    # --- tournaments ----------------------------------------------------------------------
+
+    def start_tournament(
+        self, id: str, name: str, game: str, spec: dict[str, Any], seed: str | int | None
+    ) -> Tournament:
+        """Create a tournament, or return it unchanged when resuming with the same spec."""
+        with self._write():
+            old = self._one("SELECT * FROM tournaments WHERE id = ?", [id])
+            if old is None:
+                self.db.execute(
+                    "INSERT INTO tournaments (id, name, game, spec, seed, created, status)"
+                    " VALUES (?, ?, ?, ?, ?, ?, 'running')",
+                    [id, name, game, _canonical(spec).decode(), seed, _now()],
+                )
+        if old is not None:
+            stored = self._tournament(old)
+            diffs = [
+                what for what, same in [
+                    ("spec", _canonical(stored.spec) == _canonical(spec)),
+                    ("game", stored.game == game),
+                    ("seed", stored.seed == seed),
+                ] if not same
+            ]
+            if diffs:
+                raise StorageError(
+                    f"tournament {id!r} already exists in {self.path} with a different {' and '.join(diffs)}; "
+                    "to resume it use the same tournament file, otherwise give the tournament another name "
+                    "or use another database"
+                )
+            return stored
+        return self.tournament(id)
+
+    def finish_tournament(self, id: str) -> None:
+        """Mark a tournament finished (its games stay; resuming it plays nothing new)."""
+        self.tournament(id)  # unknown id: a clear error rather than a silent no-op
+        with self._write():
+            self.db.execute(
+                "UPDATE tournaments SET status = 'finished', finished = ? WHERE id = ?", [_now(), id]
+            )
+
+    @staticmethod
+    def _tournament(row: dict[str, Any]) -> Tournament:
+        return Tournament(**{**row, "spec": orjson.loads(row["spec"])})
+
+    def tournament(self, id: str) -> Tournament:
+        """One tournament; a clear error if the id is unknown."""
+        row = self._one("SELECT * FROM tournaments WHERE id = ?", [id])
+        if row is None:
+            raise StorageError(f"no tournament {id!r} in {self.path}; `arena tournaments` lists them")
+        return self._tournament(row)
+
+    def tournaments(self) -> list[Tournament]:
+        """Every tournament, newest first."""
+        return [self._tournament(r) for r in self._all("SELECT * FROM tournaments ORDER BY created DESC, id")]
+
+    # --- games ----------------------------------------------------------------------------
+
+    def add_game(
+        self,
+        game: GameRow,
+        results: list[SeatResult],
+        faults: Iterable[FaultRow] = (),
+        logs: dict[int, str] | None = None,
+    ) -> bool:
+        """Store a finished game, its results, faults and logs in ONE transaction.
+
+        Returns False (and writes nothing) if the id is already stored: a game reported twice
+        is stored once.  Raises :class:`StorageError` and writes nothing if any part is bad.
+        """
+        self._check_game(game, results)
+        blob = encode_record(game.record)
+        try:
+            with self._write():
+                old = self.db.execute("SELECT tournament FROM games WHERE id = ?", [game.id]).fetchone()
+                if old is not None:
+                    if old[0] != game.tournament:
+                        raise StorageError(
+                            f"game id {game.id!r} is already stored for tournament {old[0]!r}; game ids must be "
+                            "unique in a database (prefix them with the tournament id)"
+                        )
+                    return False
+                bots = self._seat_bots(game)
+                self.db.execute(
+                    "INSERT INTO games (id, seq, tournament, game, variants, players, seats, round, table_no,"
+                    " match_game, seed, started, finished, capped, winner, duration_ms, record)"
+                    " VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM games), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                    " ?, ?, ?, ?)",
+                    [game.id, game.tournament, game.game, orjson.dumps(list(game.variants)).decode(),
+                     len(game.seats), orjson.dumps(list(game.seats)).decode(), game.round, game.table_no,
+                     game.match_game, game.seed, game.started, game.finished or _now(), int(game.capped),
+                     game.winner, game.duration_ms, blob],
+                )
+                self.db.conn.executemany(
+                    "INSERT INTO results (game_id, seat, bot_version_id, bot, place, points, forfeited)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(game.id, r.seat, game.seats[r.seat], bots[r.seat], r.place, int(r.seat == game.winner),
+                      int(r.forfeited)) for r in results],
+                )
+                fault_rows = []
+                for f in faults:
+                    if not 0 <= f.seat < len(bots):
+                        raise StorageError(f"game {game.id!r}: a fault names seat {f.seat}, which is not at the table")
+                    if f.bot is not None and f.bot != bots[f.seat]:
+                        raise StorageError(f"game {game.id!r}: a fault of seat {f.seat} names bot {f.bot!r}, "
+                                           f"but {bots[f.seat]!r} sits there")
+                    fault_rows.append((game.id, f.seat, bots[f.seat], f.kind, f.message, f.decision))
+                self.db.conn.executemany(
+                    "INSERT INTO faults (game_id, seat, bot, kind, message, decision) VALUES (?, ?, ?, ?, ?, ?)",
+                    fault_rows,
+                )
+                self.db.conn.executemany(
+                    "INSERT INTO logs (game_id, seat, stderr) VALUES (?, ?, ?)",
+                    [(game.id, seat, text) for seat, text in sorted((logs or {}).items())],
+                )
+        except sqlite3.IntegrityError as e:
+            raise StorageError(f"game {game.id!r} was not stored ({e}); nothing of it was written") from e
+        return True
+
+    @staticmethod
+    def _check_game(game: GameRow, results: list[SeatResult]) -> None:
+        """Refuse inconsistent games before touching the database."""
+        n = len(game.seats)
+        if not 2 <= n <= 6:
+            raise StorageError(f"game {game.id!r} has {n} seats; a game has 2 to 6")
+        if sorted(r.seat for r in results) != list(range(n)):
+            raise StorageError(f"game {game.id!r}: results must cover seats 0-{n - 1} once each")
+        if any(not 1 <= r.place <= n for r in results):
+            raise StorageError(f"game {game.id!r}: places must be from 1 to {n}")
+        if game.winner is not None and not 0 <= game.winner < n:
+            raise StorageError(f"game {game.id!r}: winner {game.winner} is not a seat")
+        claimed = game.record.get("result")
+        if claimed is not None:
+            places = [r.place for r in sorted(results, key=lambda r: r.seat)]
+            if list(claimed.get("places", places)) != places or claimed.get("winner", game.winner) != game.winner:
+                raise StorageError(f"game {game.id!r}: the results differ from the game record's result")
+
+    def _seat_bots(self, game: GameRow) -> list[str]:
+        """Bot names in seat order; every version must exist and be a bot of this game."""
+        ids = sorted(set(game.seats))
+        rows = self.db.execute(
+            "SELECT v.id, v.bot, b.game FROM bot_versions v JOIN bots b ON b.name = v.bot"
+            f" WHERE v.id IN ({', '.join('?' * len(ids))})",
+            ids,
+        ).fetchall()
+        found = {vid: (bot, g) for vid, bot, g in rows}
+        for vid in game.seats:
+            if vid not in found:
+                raise StorageError(f"game {game.id!r}: bot version {vid} is not in the database; add the bot first")
+            if found[vid][1] != game.game:
+                raise StorageError(f"game {game.id!r}: bot {found[vid][0]!r} plays {found[vid][1]}, not {game.game}")
+        return [found[vid][0] for vid in game.seats]
+
+    def played_ids(self, tournament_id: str) -> set[str]:
+        """Ids of the tournament's stored games: what a resumed run skips."""
+        rows = self.db.execute("SELECT id FROM games WHERE tournament = ?", [tournament_id]).fetchall()
+        return {r[0] for r in rows}
+
+    def games(
+        self, tournament: str | None = None, bot: str | None = None, limit: int | None = None
+    ) -> list[GameSummary]:
+        """Game summaries, newest first; ``limit`` keeps the most recent ones."""
+        rows = self._all(
+            "SELECT g.id, g.tournament, g.game, g.winner, g.capped, g.finished,"
+            " (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
+            " FROM games g"
+            " WHERE (:t IS NULL OR g.tournament = :t)"
+            " AND (:b IS NULL OR g.id IN (SELECT game_id FROM results WHERE bot = :b))"
+            " ORDER BY g.seq DESC LIMIT :limit",
+            {"t": tournament, "b": bot, "limit": -1 if limit is None else limit},
+        )
+        seats: dict[str, list[tuple[str, int]]] = {r["id"]: [] for r in rows}
+        if rows:
+            for r in self._all(
+                "SELECT game_id, bot, place FROM results WHERE game_id IN (SELECT value FROM json_each(?))"
+                " ORDER BY game_id, seat",
+                [orjson.dumps(list(seats)).decode()],
+            ):
+                seats[r["game_id"]].append((r["bot"], r["place"]))
+        return [
+            GameSummary(
+                id=r["id"], tournament=r["tournament"], game=r["game"],
+                bots=[b for b, _ in seats[r["id"]]], places=[p for _, p in seats[r["id"]]],
+                winner=r["winner"], capped=bool(r["capped"]), faults=r["faults"], finished=r["finished"],
+            )
+            for r in rows
+        ]
+
+    def game_record(self, game_id: str) -> dict[str, Any]:
+        """The full game record, exactly as it was added."""
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", [game_id]).fetchone()
+        if row is None:
+            raise StorageError(f"no game {game_id}; see `arena games`")
+        return decode_record(row[0])
+
+    def faults(self, game_id: str) -> list[FaultRow]:
+        """A game's faults in the order they were reported."""
+        return [
+            FaultRow(seat=r["seat"], kind=r["kind"], message=r["message"], decision=r["decision"], bot=r["bot"])
+            for r in self._all("SELECT * FROM faults WHERE game_id = ? ORDER BY id", [game_id])
+        ]
+
+    def logs(self, game_id: str) -> dict[int, str]:
+        """Each seat's stderr log of one game."""
+        rows = self.db.execute("SELECT seat, stderr FROM logs WHERE game_id = ? ORDER BY seat", [game_id])
+        return dict(rows.fetchall())
+
+    def results(self, tournament: str | None = None, game: str | None = None) -> list[ResultRow]:
+        """Every seat result in commit (finishing) order, optionally of one tournament or one
+        game (by name, e.g. ``"reactor"``): the input of the ratings."""
+        rows = self.db.execute(
+            "SELECT r.game_id, g.seq, g.tournament, g.game, r.seat, r.bot, r.bot_version_id, r.place,"
+            " r.points, r.forfeited FROM results r JOIN games g ON g.id = r.game_id"
+            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
+            " ORDER BY g.seq, r.seat",
+            {"t": tournament, "g": game},
+        ).fetchall()
+        return [ResultRow(*row[:-1], bool(row[-1])) for row in rows]
+
+    def fault_counts(self, tournament: str | None = None, game: str | None = None) -> dict[str, dict[str, int]]:
+        """Faults per bot and kind, e.g. ``{"slowbot": {"timeout": 3}}``."""
+        rows = self.db.execute(
+            "SELECT f.bot, f.kind, count(*) FROM faults f JOIN games g ON g.id = f.game_id"
+            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
+            " GROUP BY f.bot, f.kind ORDER BY f.bot, f.kind",
+            {"t": tournament, "g": game},
+        ).fetchall()
+        counts: dict[str, dict[str, int]] = {}
+        for bot, kind, n in rows:
+            counts.setdefault(bot, {})[kind] = n
+        return counts
+
+    # --- ratings --------------------------------------------------------------------------
+
+    def save_ratings(self, tournament_id: str, history: Iterable[RatingPointLike]) -> None:
+        """Replace the stored rating history of one tournament (or any label of a pool of games)."""
+        rows = [(tournament_id, p.seq, p.bot, p.game_id, float(p.mu), float(p.sigma)) for p in history]
+        try:
+            with self._write():
+                self.db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tournament_id])
+                self.db.conn.executemany(
+                    "INSERT INTO ratings (tournament_id, seq, bot, game_id, mu, sigma) VALUES (?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except sqlite3.IntegrityError as e:
+            raise StorageError(f"ratings of {tournament_id!r} were not saved ({e}); recompute them") from e
+
+    def rating_history(self, tournament_id: str) -> list[RatingPoint]:
+        """The history last saved by :meth:`save_ratings`, game by game."""
+        rows = self.db.execute(
+            "SELECT seq, game_id, bot, mu, sigma FROM ratings WHERE tournament_id = ? ORDER BY seq, bot",
+            [tournament_id],
+        ).fetchall()
+        return [RatingPoint(*row) for row in rows]

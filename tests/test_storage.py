@@ -1,0 +1,489 @@
+"""The arena database: schema and migrations, bot versions, one transaction per game,
+exactly-once games, record round trips, filters, WAL and concurrent processes, and errors a
+user can act on.  Real SQLite files in ``tmp_path`` unless a test says memory."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena import storage
+from arena.errors import StorageError, UnknownBot
+from arena.ratings import make_env, outcomes_from_results, rate
+from arena.storage import FaultRow, GameRow, SeatResult, Store, seat_results
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
+CMD = ["python", "{file}"]
+
+
+def make_record(game_id: str, names: list[str], places: list[int], winner: int | None, decisions: int = 150) -> dict:
+    """A record shaped like a real one (arena-record/1), about 30 KB of JSON."""
+    n = len(names)
+    return {
+        "format": "arena-record/1",
+        "game": "reactor",
+        "config": {"players": n, "variants": [], "starter": 0, "points": None},
+        "seed": f"root:{game_id}",
+        "seats": names,
+        "match": {"index": 0, "game": 0, "scores": [0] * n},
+        "chance": [{"kind": "shuffle", "order": list(range(60))}],
+        "decisions": [{"seat": i % n, "action": {"type": "play", "card": i % 17}, "ms": 3} for i in range(decisions)],
+        "events": [{"type": "played", "seat": i % n, "card": {"rank": i % 13, "suit": "hearts"},
+                    "private": {"to": [i % n], "hand": [1, 2, 3]}} for i in range(decisions)],
+        "result": {"places": places, "winner": winner, "capped": False, "forfeits": [], "reason": "normal"},
+    }
+
+
+def add(
+    store: Store,
+    game_id: str,
+    versions: list,
+    places: list[int],
+    *,
+    tournament: str | None = None,
+    faults: list[FaultRow] = (),
+    logs: dict[int, str] | None = None,
+) -> bool:
+    winner = places.index(1) if places.count(1) == 1 else None
+    record = make_record(game_id, [v.name for v in versions], places, winner)
+    row = GameRow(id=game_id, game="reactor", seats=[v.id for v in versions], winner=winner, record=record,
+                  tournament=tournament, round=1, table_no=0, seed=record["seed"], duration_ms=12)
+    return store.add_game(row, seat_results(record), list(faults), logs)
+
+
+def add_bots(store: Store, n: int = 3) -> list:
+    return [store.add_bot_version(f"bot{i}", "reactor", f"bot{i}.py", f"print({i})".encode(), CMD, {"ok": True})
+            for i in range(n)]
+
+
+@pytest.fixture(params=["file", "memory"])
+def store(request, tmp_path):
+    s = Store(tmp_path / "arena.db") if request.param == "file" else Store(":memory:")
+    yield s
+    s.close()
+
+
+# --- schema and migrations ------------------------------------------------------------------
+
+
+def test_a_new_file_gets_the_whole_schema(tmp_path):
+    with Store(tmp_path / "a.db") as s:
+        assert TABLES <= set(s.db.table_names())
+        assert s.schema_version == len(storage.STEPS) == 1
+        indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert {"games_tournament", "results_bot", "faults_game"} <= indexes
+
+
+def test_reopening_an_existing_file_applies_nothing_twice(tmp_path):
+    path = tmp_path / "a.db"
+    with Store(path) as s:
+        bots = add_bots(s)
+        add(s, "g1", bots, [1, 2, 3])
+    for _ in range(2):
+        with Store(path) as s:
+            assert s.schema_version == 1
+            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+            assert s.counts()["games"] == 1 and s.counts()["results"] == 3
+
+
+def test_a_later_step_migrates_an_existing_file_and_an_older_arena_refuses_it(tmp_path, monkeypatch):
+    path = tmp_path / "a.db"
+    with Store(path) as s:
+        add(s, "g1", add_bots(s), [2, 1, 3])
+
+    def _v2_bot_notes(db):
+        db.execute("ALTER TABLE bots ADD COLUMN notes TEXT")
+
+    monkeypatch.setattr(storage, "STEPS", [*storage.STEPS, _v2_bot_notes])
+    with Store(path) as s:
+        assert s.schema_version == 2
+        assert "notes" in {r[1] for r in s.db.execute("PRAGMA table_info(bots)")}
+        assert s.counts()["games"] == 1 and s.game_record("g1")["result"]["places"] == [2, 1, 3]
+    with Store(path) as s:  # re-runnable: nothing pending the second time
+        assert s.schema_version == 2
+
+    monkeypatch.setattr(storage, "STEPS", storage.STEPS[:1])
+    with pytest.raises(StorageError, match=r"newer arena .*_v2_bot_notes.*upgrade arena"):
+        Store(path)
+
+
+def test_file_database_uses_wal_foreign_keys_and_busy_timeout(tmp_path):
+    with Store(tmp_path / "a.db") as s:
+        assert s.journal_mode == "wal"
+        assert s.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert s.db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_MS
+
+
+def test_memory_store_both_spellings():
+    for s in (Store(":memory:"), Store(memory=True)):
+        assert s.path == ":memory:" and s.schema_version == 1
+        add_bots(s, 1)
+        assert s.counts()["bots"] == 1
+
+
+def test_a_file_that_is_not_a_database_reads_well(tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello, I am not SQLite " * 100)
+    with pytest.raises(StorageError, match=r"cannot open .*notes.txt as an arena database"):
+        Store(bad)
+    with pytest.raises(StorageError, match="is a directory"):
+        Store(tmp_path)
+
+
+def test_games_are_append_only(store):
+    add(store, "g1", add_bots(store), [1, 2, 3])
+    for sql in ("UPDATE games SET capped = 1", "DELETE FROM games", "UPDATE results SET place = 1",
+                "DELETE FROM results"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            store.db.execute(sql)
+    assert store.counts()["results"] == 3
+
+
+# --- bots -----------------------------------------------------------------------------------
+
+
+def test_bot_versions_by_content(store):
+    v1 = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {"ok": True})
+    assert (v1.version, v1.name, v1.game, v1.command) == (1, "alice", "reactor", CMD)
+    assert v1.sha256 == hashlib.sha256(b"print('a')").hexdigest()
+    assert v1.check_report == {"ok": True}
+
+    again = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {"ok": True})
+    assert again == v1
+
+    v2 = store.add_bot_version("alice", "reactor", "alice.py", b"print('a2')", CMD, {})
+    assert v2.version == 2 and v2.id != v1.id
+    assert store.bot("alice") == v2
+    assert store.bot_content(v1.id) == b"print('a')" and store.bot_content(v2.id) == b"print('a2')"
+    assert store.bot_version(v1.id) == v1
+
+    # Going back to the first file reuses version 1 and makes it the current one.
+    back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {})
+    assert back.id == v1.id and store.bot("alice").version == 1
+    assert [(b.name, b.version, b.versions) for b in store.bots()] == [("alice", 1, 2)]
+
+
+def test_bot_content_is_stored_byte_for_byte(store):
+    blob = bytes(range(256)) * 1000  # e.g. a tar of a bot directory
+    v = store.add_bot_version("tarbot", "reactor", "tarbot.tar", blob, ["python", "{dir}/main.py"], {})
+    assert store.bot_content(v.id) == blob
+
+
+def test_bots_list_counts_games_and_filters_by_game(store):
+    a, b, c = add_bots(store)
+    store.add_bot_version("keg", "powder-keg", "keg.py", b"k", CMD, {})
+    add(store, "g1", [a, b, c], [1, 2, 3])
+    add(store, "g2", [b, c, a], [1, 2, 3])
+    assert {s.name: s.games for s in store.bots()} == {"bot0": 2, "bot1": 2, "bot2": 2, "keg": 0}
+    assert [s.name for s in store.bots(game="powder-keg")] == ["keg"]
+
+
+def test_bot_registration_errors_say_what_to_do(store):
+    store.add_bot_version("alice", "reactor", "a.py", b"x", CMD, {})
+    with pytest.raises(StorageError, match="registered for reactor, not powder-keg; choose another name"):
+        store.add_bot_version("alice", "powder-keg", "a.py", b"y", CMD, {})
+    with pytest.raises(StorageError, match="has this content but runs with"):
+        store.add_bot_version("alice", "reactor", "a.py", b"x", ["pypy3", "{file}"], {})
+    assert store.counts()["bot_versions"] == 1
+
+
+def test_unknown_bot_lists_the_bots_there_are(store):
+    with pytest.raises(UnknownBot, match=r"no bot named 'zed' \(bots: none yet\); add it with `arena bots add`"):
+        store.bot("zed")
+    add_bots(store, 2)
+    with pytest.raises(UnknownBot, match=r"no bot named 'zed' \(bots: bot0, bot1\)"):
+        store.bot("zed")
+    with pytest.raises(UnknownBot, match="no bot version with id 99"):
+        store.bot_version(99)
+    with pytest.raises(UnknownBot, match="no bot version with id 99"):
+        store.bot_content(99)
+
+
+# --- tournaments ----------------------------------------------------------------------------
+
+
+def test_start_tournament_is_idempotent_and_refuses_another_spec(store):
+    spec = {"game": "reactor", "players": 4, "bots": ["a", "b"], "rounds": 3}
+    t = store.start_tournament("spring", "Spring cup", "reactor", spec, 7)
+    assert (t.status, t.spec, t.seed) == ("running", spec, 7)
+    # Same spec with its keys in another order is the same spec.
+    assert store.start_tournament("spring", "Spring cup", "reactor", dict(reversed(spec.items())), 7) == t
+    with pytest.raises(StorageError, match=r"different spec; .*another name or use another database"):
+        store.start_tournament("spring", "Spring cup", "reactor", {**spec, "rounds": 4}, 7)
+    with pytest.raises(StorageError, match="different seed"):
+        store.start_tournament("spring", "Spring cup", "reactor", spec, 8)
+    store.finish_tournament("spring")
+    assert store.tournament("spring").status == "finished" and store.tournament("spring").finished
+    assert [x.id for x in store.tournaments()] == ["spring"]
+    with pytest.raises(StorageError, match=r"no tournament 'autumn' .*`arena tournaments`"):
+        store.tournament("autumn")
+
+
+# --- games ----------------------------------------------------------------------------------
+
+
+def test_add_game_writes_game_results_faults_and_logs(store):
+    a, b, c = add_bots(store)
+    store.start_tournament("t", "T", "reactor", {}, 1)
+    faults = [FaultRow(seat=2, kind="timeout", message="no reply in 1000 ms", decision=17)]
+    assert add(store, "r1-t0-s0-g0", [a, b, c], [2, 1, 3], tournament="t", faults=faults,
+               logs={0: "", 2: "Traceback ...\n"}) is True
+    assert store.counts() | {"bots": 0, "bot_versions": 0, "tournaments": 0} == {
+        "bots": 0, "bot_versions": 0, "tournaments": 0, "games": 1, "results": 3, "faults": 1, "logs": 2, "ratings": 0}
+    rows = store.results(tournament="t")
+    assert [(r.seat, r.bot, r.bot_version_id, r.place, r.points, r.forfeited) for r in rows] == [
+        (0, "bot0", a.id, 2, 0, False), (1, "bot1", b.id, 1, 1, False), (2, "bot2", c.id, 3, 0, False)]
+    assert store.faults("r1-t0-s0-g0") == [FaultRow(2, "timeout", "no reply in 1000 ms", 17, bot="bot2")]
+    assert store.logs("r1-t0-s0-g0") == {0: "", 2: "Traceback ...\n"}
+    [summary] = store.games()
+    assert (summary.bots, summary.places, summary.winner, summary.faults, summary.capped) == (
+        ["bot0", "bot1", "bot2"], [2, 1, 3], 1, 1, False)
+
+
+def test_add_game_is_exactly_once(store):
+    bots = add_bots(store)
+    store.start_tournament("t", "T", "reactor", {}, 1)
+    assert add(store, "g1", bots, [1, 2, 3], tournament="t", faults=[FaultRow(0, "crash")], logs={0: "x"})
+    before = store.counts()
+    # Reported twice (e.g. a worker retried): stored once, the second report changes nothing.
+    assert add(store, "g1", bots, [3, 2, 1], tournament="t", faults=[FaultRow(1, "crash")], logs={1: "y"}) is False
+    assert store.counts() == before
+    assert store.games()[0].places == [1, 2, 3]
+    # The same id from another tournament would silently lose a game: refuse it instead.
+    with pytest.raises(StorageError, match="already stored for tournament 't'; game ids must be unique"):
+        add(store, "g1", bots, [1, 2, 3])
+
+
+@pytest.mark.parametrize(
+    "faults, logs, message",
+    [
+        ([FaultRow(0, "timeout"), FaultRow(1, "")], {0: "log"}, "CHECK constraint failed"),  # empty kind
+        ([FaultRow(5, "crash")], {0: "log"}, "seat 5, which is not at the table"),
+        ([FaultRow(1, "crash", bot="someone")], {}, "names bot 'someone'"),
+        ([FaultRow(0, "crash")], {0: "log", 7: "log of a seat that is not there"}, "FOREIGN KEY"),
+    ],
+    ids=["empty-kind", "fault-seat", "fault-bot", "log-seat"],
+)
+def test_a_failure_in_the_middle_of_add_game_writes_nothing(store, faults, logs, message):
+    bots = add_bots(store)
+    store.start_tournament("t", "T", "reactor", {}, 1)
+    before = store.counts()
+    with pytest.raises(StorageError, match=message) as err:
+        add(store, "g1", bots, [1, 2, 3], tournament="t", faults=faults, logs=logs)
+    if "constraint" in message or "KEY" in message:
+        assert "nothing of it was written" in str(err.value)
+    # The game row and its results were inserted before the bad row: all rolled back.
+    assert store.counts() == before
+    assert store.played_ids("t") == set()
+    assert not store.db.conn.in_transaction
+    # The store is still usable and the same game goes in cleanly afterwards.
+    assert add(store, "g1", bots, [1, 2, 3], tournament="t")
+    assert store.played_ids("t") == {"g1"}
+
+
+def test_inconsistent_games_are_refused_before_writing(store):
+    a, b, c = add_bots(store)
+    keg = store.add_bot_version("keg", "powder-keg", "keg.py", b"k", CMD, {})
+    record = make_record("g", ["bot0", "bot1"], [1, 2], 0)
+    cases = [
+        (GameRow("g", "reactor", [a.id, b.id], 0, record), [SeatResult(0, 1)], "must cover seats 0-1"),
+        (GameRow("g", "reactor", [a.id, b.id], 0, record), [SeatResult(0, 2), SeatResult(1, 1)],
+         "differ from the game record"),
+        (GameRow("g", "reactor", [a.id, 999], 0, record), seat_results(record), "bot version 999 is not in the database"),
+        (GameRow("g", "reactor", [a.id, keg.id], 0, record), seat_results(record), "bot 'keg' plays powder-keg"),
+        (GameRow("g", "reactor", [a.id], 0, record), [SeatResult(0, 1)], "has 1 seats; a game has 2 to 6"),
+        (GameRow("g", "reactor", [a.id, b.id], 0, {"x": 2**70}), seat_results(record), "not plain JSON"),
+    ]
+    for row, results, message in cases:
+        with pytest.raises(StorageError, match=message):
+            store.add_game(row, results)
+    assert store.counts()["games"] == 0
+
+
+def test_record_round_trip_and_compression(store):
+    bots = add_bots(store)
+    add(store, "g1", bots, [3, 1, 2])
+    record = make_record("g1", ["bot0", "bot1", "bot2"], [3, 1, 2], 1)
+    assert store.game_record("g1") == record
+    stored = store.db.execute("SELECT length(record) FROM games").fetchone()[0]
+    assert stored < len(orjson.dumps(record)) / 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=30,
+))
+def test_any_json_record_round_trips(value):
+    record = {"format": "arena-record/1", "payload": value}
+    assert storage.decode_record(storage.encode_record(record)) == record
+
+
+def test_unknown_game_reads_well(store):
+    with pytest.raises(StorageError, match=r"^no game r9-t9-s9-g0; see `arena games`$"):
+        store.game_record("r9-t9-s9-g0")
+
+
+def test_played_ids_and_filters(store):
+    a, b, c = add_bots(store)
+    store.start_tournament("t1", "T1", "reactor", {}, 1)
+    store.start_tournament("t2", "T2", "reactor", {}, 2)
+    add(store, "t1/g1", [a, b, c], [1, 2, 3], tournament="t1", faults=[FaultRow(0, "timeout"), FaultRow(0, "timeout")])
+    add(store, "t1/g2", [a, b], [2, 1], tournament="t1", faults=[FaultRow(1, "crash")])
+    add(store, "t2/g1", [b, c], [1, 2], tournament="t2")
+    add(store, "adhoc", [a, c], [1, 2])
+
+    assert store.played_ids("t1") == {"t1/g1", "t1/g2"}
+    assert store.played_ids("t2") == {"t2/g1"}
+    assert store.played_ids("nope") == set()
+
+    assert [g.id for g in store.games()] == ["adhoc", "t2/g1", "t1/g2", "t1/g1"]  # newest first
+    assert [g.id for g in store.games(tournament="t1")] == ["t1/g2", "t1/g1"]
+    assert [g.id for g in store.games(bot="bot2")] == ["adhoc", "t2/g1", "t1/g1"]
+    assert [g.id for g in store.games(tournament="t1", bot="bot2")] == ["t1/g1"]
+    assert [g.id for g in store.games(limit=2)] == ["adhoc", "t2/g1"]
+    assert [g.faults for g in store.games(tournament="t1")] == [1, 2]
+
+    # Results come in commit order (oldest first), seat by seat: the order ratings replay.
+    assert [(r.game_id, r.seat) for r in store.results(tournament="t1")] == [
+        ("t1/g1", 0), ("t1/g1", 1), ("t1/g1", 2), ("t1/g2", 0), ("t1/g2", 1)]
+    assert [r.seq for r in store.results()] == sorted(r.seq for r in store.results())
+    assert {r.game_id for r in store.results(game="reactor")} == {"t1/g1", "t1/g2", "t2/g1", "adhoc"}
+    assert store.results(game="powder-keg") == []
+
+    assert store.fault_counts() == {"bot0": {"timeout": 2}, "bot1": {"crash": 1}}
+    assert store.fault_counts(tournament="t2") == {}
+
+
+def test_save_ratings_replaces_a_tournaments_history(store):
+    a, b, c = add_bots(store)
+    store.start_tournament("t", "T", "reactor", {}, 1)
+    add(store, "g1", [a, b, c], [1, 2, 3], tournament="t")
+    add(store, "g2", [a, b, c], [3, 1, 2], tournament="t")
+    table = rate(outcomes_from_results(store.results(tournament="t")), make_env())
+    store.save_ratings("t", table.history)
+    store.save_ratings("other", table.history[:3])
+    assert [(p.seq, p.game_id, p.bot, p.mu, p.sigma) for p in store.rating_history("t")] == sorted(
+        (p.seq, p.game_id, p.bot, p.mu, p.sigma) for p in table.history)
+    store.save_ratings("t", table.history[:3])
+    assert len(store.rating_history("t")) == 3 and len(store.rating_history("other")) == 3
+
+
+def test_only_storage_imports_sqlite_utils():
+    offenders = []
+    for path in (ROOT / "arena").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n.split(".")[0] == "sqlite_utils" for n in names) and path.name != "storage.py":
+                offenders.append(str(path))
+    assert offenders == []
+
+
+# --- processes ------------------------------------------------------------------------------
+
+# Child processes share the helpers above by importing this test module from its directory.
+CHILD_PRELUDE = f"""
+import sys, json, time
+sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]
+from arena.storage import Store
+"""
+
+READER = CHILD_PRELUDE + """
+store = Store(sys.argv[1])
+target = int(sys.argv[2])
+print("ready", flush=True)
+seen, deadline = [], time.monotonic() + 60
+while time.monotonic() < deadline:
+    # One statement is one snapshot: a reader never sees half a game.
+    games, results, logs = store.db.execute(
+        "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM results), (SELECT count(*) FROM logs)"
+    ).fetchone()
+    assert results == 3 * games and logs == 3 * games, (games, results, logs)
+    assert len(store.played_ids("t")) >= games
+    if not seen or seen[-1] != games:
+        seen.append(games)
+    if games >= target:
+        break
+print(json.dumps(seen), flush=True)
+"""
+
+WRITER = CHILD_PRELUDE + """
+from test_storage import add, add_bots
+from arena.storage import FaultRow
+store = Store(sys.argv[1])
+bots = [store.bot(f"bot{i}") for i in range(3)]
+i = 0
+while True:
+    add(store, f"g{i}", bots, [1, 2, 3], tournament="t", faults=[FaultRow(1, "timeout", "late")],
+        logs={0: "a" * 2000, 1: "b", 2: "c"})
+    i += 1
+    print(i, flush=True)
+"""
+
+
+def test_a_second_process_reads_while_one_writes(tmp_path):
+    path = tmp_path / "arena.db"
+    store = Store(path)
+    bots = add_bots(store)
+    store.start_tournament("t", "T", "reactor", {}, 1)
+    target = 200
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(path), str(target)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout.readline().strip() == "ready"
+        for i in range(target):
+            add(store, f"g{i}", bots, [1, 2, 3], tournament="t", logs={0: "x", 1: "y", 2: "z"})
+            if i % 20 == 0:
+                time.sleep(0.02)  # let the reader see the database grow
+        out, err = reader.communicate(timeout=60)
+    finally:
+        reader.kill()
+    assert reader.returncode == 0, err
+    seen = json.loads(out)
+    assert seen[-1] == target and seen == sorted(seen)
+    assert len(seen) > 2, "the reader never saw the database while it was being written"
+    store.close()
+
+
+def test_kill_9_leaves_whole_games_or_nothing(tmp_path):
+    path = tmp_path / "arena.db"
+    with Store(path) as s:
+        add_bots(s)
+        s.start_tournament("t", "T", "reactor", {}, 1)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        committed = 0
+        while committed < 60:
+            line = writer.stdout.readline()
+            assert line, writer.stderr.read()
+            committed = int(line)
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait()
+    with Store(path) as s:
+        assert s.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        played = s.played_ids("t")
+        assert len(played) >= committed  # every game reported as committed survived
+        counts = s.counts()
+        assert (counts["results"], counts["faults"], counts["logs"]) == (3 * len(played), len(played), 3 * len(played))
+        # And the store takes up where the writer stopped.
+        bots = [s.bot(f"bot{i}") for i in range(3)]
+        assert add(s, f"g{len(played)}", bots, [1, 2, 3], tournament="t")
