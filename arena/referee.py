@@ -61,6 +61,7 @@ class BotSpec:
     name: str
     command: tuple[str, ...]
     expose: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
 
     def argv(self, endpoint: str) -> list[str]:
         """The command line: ``{endpoint}`` in the command is replaced, else the endpoint is appended."""
@@ -150,6 +151,7 @@ class MatchReport:
     disqualified: list[int]
     starts: list[int]
     hello_names: list[str | None]
+    startup_ms: list[int | None]
 
 
 def now_iso() -> str:
@@ -179,6 +181,8 @@ class Seat:
         self.faults_in_a_row = 0
         self.disqualified = False
         self.starts = 0
+        self.launched = 0.0
+        self.startup_ms: int | None = None
         self.next_id = 0
         # Per game: the fault that removed the seat, the log cursor, pending forced decisions.
         self.fault: FaultRecord | None = None
@@ -199,6 +203,7 @@ class Seat:
         self.channel = Channel.bind(
             endpoint, max_message_size=CUTOFF_FACTOR * self.config.max_message_size, context=self.context)
         self.starts += 1
+        self.launched = time.monotonic()
         try:
             self.proc = sandbox.start_bot(
                 self.spec.argv(endpoint),
@@ -206,6 +211,7 @@ class Seat:
                 endpoint_dir=self.endpoint_dir,
                 mode=self.config.sandbox_mode,
                 limits=self.config.resources,
+                env=dict(self.spec.env) or None,
                 name=self.spec.name,
             )
         except (OSError, sandbox.SandboxError) as exc:
@@ -221,7 +227,7 @@ class Seat:
         frame = self.channel.recv_bytes(remaining)
         try:
             if frame is None:
-                raise self._silence_fault(f"no hello within the start-up limit of {self.config.limits.startup_ms} ms")
+                raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
             hello = accept_hello(decode_bot_message(frame, self.config.max_message_size, ("hello",)))
         except ProtocolFault as fault:
             if fault.kind == FaultKind.PROTOCOL_VERSION:
@@ -231,6 +237,7 @@ class Seat:
                 self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
             return
         self.hello_name = hello.name
+        self.startup_ms = int((time.monotonic() - self.launched) * 1000)
         self.ready = True
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
@@ -274,7 +281,7 @@ class Seat:
                 f"the bot's connection dropped while the bot was running: it closed its socket, or sent "
                 f"a message over {CUTOFF_FACTOR * self.config.max_message_size} bytes ({waited})",
             )
-        return ProtocolFault(FaultKind.TIMEOUT, waited)
+        return ProtocolFault(FaultKind.TIMEOUT, f"no answer {waited.removeprefix('while the referee waited ')}")
 
     def ask(self, request: dict[str, Any], legal: list[dict[str, Any]], deadline_ms: int) -> dict[str, Any]:
         """Send a request and return the chosen legal action, or raise :class:`ProtocolFault`."""
@@ -284,7 +291,7 @@ class Seat:
         request_id = request["id"]
         frame = self.channel.recv_bytes(deadline_ms)
         if frame is None:
-            raise self._silence_fault(f"no answer within {deadline_ms} ms")
+            raise self._silence_fault(f"while the referee waited up to {deadline_ms} ms for its answer")
         msg = decode_bot_message(frame, self.config.max_message_size, ("action",))
         return accept_action(msg, request_id, legal)
 
@@ -372,6 +379,7 @@ class Referee:
             disqualified=[s.index for s in seats if s.disqualified],
             starts=[s.starts for s in seats],
             hello_names=[s.hello_name for s in seats],
+            startup_ms=[s.startup_ms for s in seats],
         )
 
     # -- match lifecycle ----------------------------------------------------------------------
@@ -475,10 +483,10 @@ class Referee:
                 state.forfeit(decision.seat, fault.kind.value)
                 extra.append({"fault": fault.kind.value})
                 continue
-            elapsed = int((time.monotonic() - sent) * 1000)
-            seat.time_left_ms -= elapsed
+            elapsed = (time.monotonic() - sent) * 1000
+            seat.time_left_ms -= int(elapsed + 0.5)
             state.apply(action)
-            extra.append({"ms": elapsed})
+            extra.append({"ms": round(elapsed, 2)})
 
         result = state.result()
         for seat in seats:

@@ -1,16 +1,24 @@
-"""A random bot for any arena game: the smallest complete bot (see protocol/README.md)."""
+"""A random bot for any arena game: the smallest complete bot (see protocol/README.md).
+
+It re-seeds from each game's ``seed``, so a game is played the same way by a warm or a restarted
+bot (what lets an interrupted tournament resume to the very same results).
+"""
 
 import random
 import sys
 
 from protocol.sdk import run
 
-rng = random.Random()
 
+class RandomBot:
+    rng = random.Random()
 
-def act(observation, legal):
-    return rng.choice(legal)
+    def on_game_start(self, msg):
+        self.rng.seed(msg.get("seed"))
+
+    def act(self, observation, legal, ctx):
+        return self.rng.choice(legal)
 
 
 if __name__ == "__main__":
-    sys.exit(run(act, name="random"))
+    sys.exit(run(RandomBot(), name="random"))

@@ -1,0 +1,93 @@
+"""``arena check``: validate a bot before it enters a tournament, with a report its author can act on.
+
+The bot plays a full match against copies of itself through the real referee and sandbox:
+the handshake, every decision, the timing, and whatever it wrote to stderr.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena.games import GameConfig, get_game
+from arena.referee import BotSpec, Referee, RefereeConfig
+
+
+@dataclass(slots=True)
+class CheckReport:
+    """What ``arena check`` found; ``ok`` only if the bot played cleanly and in time."""
+
+    bot: str
+    game: str
+    ok: bool
+    hello_name: str | None
+    startup_ms: int | None
+    games: int
+    decisions: int
+    median_ms: float | None
+    max_ms: int | None
+    decision_limit_ms: int
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    stderr: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """The human-readable report."""
+        verdict = "OK" if self.ok else "FAILED"
+        out = [f"{verdict}: {self.bot} as a {self.game} bot"]
+        out.append(f"  handshake: {'hello as ' + repr(self.hello_name) if self.hello_name else 'no valid hello'}"
+                   + (f" after {self.startup_ms} ms" if self.startup_ms is not None else ""))
+        out.append(f"  played {self.games} game(s), answered {self.decisions} decision(s)")
+        if self.median_ms is not None:
+            out.append(f"  thinking time: median {self.median_ms:.1f} ms, max {self.max_ms} ms "
+                       f"(limit {self.decision_limit_ms} ms per decision)")
+        for fault in self.faults:
+            out.append(f"  fault: {fault['kind']} (seat {fault['seat']}): {fault['message']}")
+        for problem in self.problems:
+            out.append(f"  problem: {problem}")
+        if self.stderr.strip():
+            out.append("  stderr (last lines):")
+            out.extend("    " + line for line in self.stderr.strip().splitlines()[-15:])
+        return out
+
+
+def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed: str = "check",
+              config: RefereeConfig | None = None) -> CheckReport:
+    """Play one self-play game with ``spec`` in every seat and judge it."""
+    game = get_game(game_name)
+    config = config or RefereeConfig()
+    seats = players or game.min_players
+    bots = [BotSpec(spec.name, spec.command, spec.expose) for _ in range(seats)]
+    with Referee(config) as referee:
+        report = referee.play_match(game, GameConfig(players=seats, points=1), bots, seed=seed)
+    times = [d["ms"] for g in report.games for d in g.record["decisions"] if "ms" in d]
+    faults = [f.to_json() for g in report.games for f in g.faults]
+    problems: list[str] = []
+    limit = config.limits.decision_ms
+    if times and max(times) > limit * 0.8:
+        problems.append(f"a decision took {max(times)} ms, close to the {limit} ms limit")
+    started = [ms for ms in report.startup_ms if ms is not None]
+    if started and max(started) > config.limits.startup_ms * 0.5:
+        problems.append(f"start-up took {max(started)} ms (limit {config.limits.startup_ms} ms)")
+    if not times and not faults:
+        problems.append("the bot was never asked a decision (every decision had a single legal action)")
+    logs = "".join(g.logs.get(0, "") for g in report.games)
+    return CheckReport(
+        bot=spec.name,
+        game=game.name,
+        ok=not faults and not any("close to" in p for p in problems),
+        hello_name=report.hello_names[0],
+        startup_ms=started[0] if started else None,
+        games=len(report.games),
+        decisions=len(times),
+        median_ms=statistics.median(times) if times else None,
+        max_ms=max(times) if times else None,
+        decision_limit_ms=limit,
+        faults=faults,
+        problems=problems,
+        stderr=logs,
+    )

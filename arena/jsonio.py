@@ -1,0 +1,38 @@
+"""JSON lines in and out, with a stable byte-for-byte encoding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact, key-order-preserving JSON; the same object always gives the same bytes."""
+    return orjson.dumps(obj)
+
+
+def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> tuple[int, list[int]]:
+    """Write records one per line; returns how many, and game wins per seat."""
+    count = 0
+    wins: list[int] = []
+    with open(path, "wb") as fh:
+        for record in records:
+            fh.write(dumps(record) + b"\n")
+            count += 1
+            winner = record["result"]["winner"]
+            seats = len(record["seats"])
+            if len(wins) < seats:
+                wins.extend([0] * (seats - len(wins)))
+            if winner is not None:
+                wins[winner] += 1
+    return count, wins
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.strip():
+                yield orjson.loads(line)

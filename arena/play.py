@@ -1,0 +1,79 @@
+"""``arena play``: ad-hoc matches between bot programs, summarised for the terminal or as JSON."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games import Game, GameConfig
+from arena.jsonio import dumps
+from arena.referee import MatchReport, Referee, RefereeConfig, bot_spec
+
+
+@dataclass(slots=True)
+class PlaySummary:
+    """The matches played, per bot: points, game wins, mean place and faults by kind."""
+
+    game: str
+    bots: list[str]
+    matches: list[MatchReport] = field(default_factory=list)
+
+    def per_bot(self) -> list[dict[str, Any]]:
+        rows = []
+        for seat, name in enumerate(self.bots):
+            places = [g.record["result"]["places"][seat] for m in self.matches for g in m.games]
+            faults = Counter(f.kind for m in self.matches for g in m.games for f in g.faults if f.seat == seat)
+            rows.append({
+                "seat": seat,
+                "bot": name,
+                "match_wins": sum(m.winner == seat for m in self.matches),
+                "game_wins": sum(g.record["result"]["winner"] == seat for m in self.matches for g in m.games),
+                "games": len(places),
+                "mean_place": round(sum(places) / len(places), 3) if places else None,
+                "faults": dict(faults),
+                "starts": sum(m.starts[seat] for m in self.matches),
+            })
+        return rows
+
+    def to_json_text(self) -> str:
+        games = [
+            {"match": i, "game_id": g.game_id, "places": g.record["result"]["places"],
+             "winner": g.record["result"]["winner"], "faults": [f.to_json() for f in g.faults]}
+            for i, m in enumerate(self.matches) for g in m.games
+        ]
+        return dumps({"game": self.game, "bots": self.per_bot(), "games": games}).decode()
+
+    def lines(self) -> list[str]:
+        out = []
+        for i, match in enumerate(self.matches):
+            for g in match.games:
+                places = g.record["result"]["places"]
+                order = sorted(range(len(places)), key=places.__getitem__)
+                ranking = ", ".join(f"{places[s]}. {self.bots[s]}" for s in order)
+                out.append(f"match {i + 1} game {g.index + 1}: {ranking}")
+                for f in g.faults:
+                    out.append(f"    fault: {self.bots[f.seat]} (seat {f.seat}) {f.kind}: {f.message}")
+            out.append(f"match {i + 1} points: " + ", ".join(f"{self.bots[s]} {p}" for s, p in enumerate(match.scores)))
+        out.append("")
+        out.append(f"{'seat':<5}{'bot':<24}{'matches':>8}{'games':>7}{'wins':>6}{'mean place':>12}  faults")
+        for row in self.per_bot():
+            faults = ", ".join(f"{k} {v}" for k, v in sorted(row["faults"].items())) or "-"
+            mean = "-" if row["mean_place"] is None else f"{row['mean_place']:.2f}"
+            out.append(f"{row['seat']:<5}{row['bot']:<24}{row['match_wins']:>8}{row['games']:>7}"
+                       f"{row['game_wins']:>6}{mean:>12}  {faults}")
+        return out
+
+
+def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches: int, seed: str,
+                 referee: RefereeConfig) -> PlaySummary:
+    """Play ``matches`` matches at one table; bots are started once per match."""
+    specs = [bot_spec(t) for t in targets]
+    names = [s.name for s in specs]
+    counts = Counter(names)
+    specs = [type(s)(f"{s.name}#{i}" if counts[s.name] > 1 else s.name, s.command, s.expose) for i, s in enumerate(specs)]
+    summary = PlaySummary(game.name, [s.name for s in specs])
+    with Referee(referee) as ref:
+        for m in range(matches):
+            summary.matches.append(ref.play_match(game, config, specs, seed=f"{seed}:{m}", match_id=f"m{m}"))
+    return summary

@@ -1,0 +1,59 @@
+"""A live progress line on stderr: matches done of total, games stored, games/s, time left."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from arena.tournament import Progress
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+class ProgressBar:
+    """Redraws one line on a terminal; elsewhere prints a line every few seconds."""
+
+    def __init__(self, enabled: bool = True, stream: TextIO | None = None, width: int = 28) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.tty = self.stream.isatty()
+        self.width = width
+        self.last = 0.0
+        self.drawn = False
+
+    def text(self, p: Progress) -> str:
+        total = max(p.matches_total, 1)
+        filled = int(self.width * min(p.matches_done, total) / total)
+        bar = "#" * filled + "." * (self.width - filled)
+        elapsed = time.monotonic() - p.started
+        left = "?"
+        played_matches = p.matches_done - (p.matches_done and 0)
+        if p.games_done and played_matches:
+            per_match = elapsed / max(played_matches, 1)
+            left = _clock(per_match * max(p.matches_total - p.matches_done, 0))
+        return (f"[{bar}] {p.matches_done}/{p.matches_total} matches, {p.games_done} games "
+                f"({p.games_skipped} already stored), {p.rate:.1f} games/s, {left} left")
+
+    def update(self, p: Progress) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        final = p.matches_done >= p.matches_total
+        if self.tty and (now - self.last > 0.1 or final):
+            self.stream.write("\r" + self.text(p).ljust(110)[:110])
+            self.stream.flush()
+            self.drawn = True
+            self.last = now
+        elif not self.tty and (now - self.last > 5 or final):
+            self.stream.write(self.text(p) + "\n")
+            self.stream.flush()
+            self.last = now
+
+    def close(self) -> None:
+        if self.enabled and self.tty and self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()

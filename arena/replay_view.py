@@ -1,0 +1,78 @@
+"""``arena replay``: a game record told turn by turn, checked by replaying it through the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from arena.games import get_game
+from arena.games.record import replay_steps
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, list):
+        return "[" + " ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}={_value(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def describe_event(event: dict[str, Any], names: list[str]) -> str:
+    """One event in a line, hidden parts shown (the replay is for after the game)."""
+    parts = []
+    for key, value in event.items():
+        if key in ("type", "private"):
+            continue
+        if key in ("seat", "target", "author", "from", "to") and isinstance(value, int) and 0 <= value < len(names):
+            parts.append(f"{key}={names[value]}")
+        else:
+            parts.append(f"{key}={_value(value)}")
+    private = event.get("private")
+    if private:
+        seen = ",".join(names[s] for s in private.get("to", []) if 0 <= s < len(names))
+        hidden = " ".join(f"{k}={_value(v)}" for k, v in private.items() if k != "to")
+        parts.append(f"(seen by {seen} only: {hidden})")
+    return f"{event.get('type', '?')}: " + " ".join(parts)
+
+
+def describe_action(entry: dict[str, Any], names: list[str]) -> str:
+    action = dict(entry["action"])
+    kind = action.pop("type", "?")
+    who = names[entry["seat"]] if 0 <= entry["seat"] < len(names) else str(entry["seat"])
+    detail = " ".join(f"{k}={_value(v)}" for k, v in action.items())
+    notes = []
+    if entry.get("auto"):
+        notes.append("only legal action, applied by the referee")
+    if "ms" in entry:
+        notes.append(f"{entry['ms']} ms")
+    if entry.get("fault"):
+        notes.append(f"fault: {entry['fault']}")
+    note = f"  ({'; '.join(notes)})" if notes else ""
+    return f">> {who} decides: {kind} {detail}".rstrip() + note
+
+
+def replay_lines(record: dict[str, Any]) -> Iterator[str]:
+    """The game, event by event, with each decision where it was taken."""
+    game = get_game(record["game"])
+    names = list(record["seats"])
+    config = record["config"]
+    yield (f"{game.title} game {record.get('game_id', '')}: "
+           + ", ".join(f"seat {i} {n}" for i, n in enumerate(names))
+           + (f"; variants: {', '.join(config['variants'])}" if config.get("variants") else ""))
+    shown = 0
+    state = None
+    for entry, state in replay_steps(game, record):
+        if entry is not None:
+            yield describe_action(entry, names)
+        for event in state.log[shown:]:
+            yield "   " + describe_event(event, names)
+        shown = len(state.log)
+    result = record["result"]
+    order = sorted(range(len(names)), key=result["places"].__getitem__)
+    yield "result: " + ", ".join(f"{result['places'][s]}. {names[s]}" for s in order)
+    for fault in record.get("faults", []):
+        yield f"fault: {names[fault['seat']]} {fault['kind']}: {fault['message']}"
+    for seat, text in sorted(record.get("logs", {}).items()):
+        if text.strip():
+            yield f"stderr of {names[int(seat)]}:"
+            yield from ("   " + line for line in text.strip().splitlines()[-20:])

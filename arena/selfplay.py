@@ -1,0 +1,69 @@
+"""In-process self-play: games between built-in policies, written as JSON-lines records.
+
+Used to test engines and to measure bots without any process or socket in the way.  Same
+arguments, same output, byte for byte: every game's chance and every bot's choices come from
+string seeds derived from the root seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import GameConfig, SeededChance, get_game
+from arena.games.base import Game, State
+from arena.games.match import Match
+from arena.games.record import make_record
+from arena.policies import Policy, make_policy
+
+
+@dataclass(frozen=True, slots=True)
+class SelfPlaySpec:
+    """What to play: ``matches`` matches (a Reactor match is one game) at one table."""
+
+    game: str
+    players: int
+    matches: int
+    seed: int | str
+    variants: tuple[str, ...] = ()
+    bots: tuple[str, ...] = ("random",)
+    points: int | None = None
+
+
+def play_game(state: State, policies: list[Policy]) -> State:
+    """Play a dealt game to the end with in-process policies."""
+    while (decision := state.to_move()) is not None:
+        policy = policies[decision.seat]
+        legal = state.legal_actions()
+        observation = state.observation(decision.seat) if policy.needs_observation else None
+        state.apply(policy.act(observation, legal))
+    return state
+
+
+def seat_bots(spec: SelfPlaySpec) -> list[str]:
+    """One bot name per seat: a single name fills the table, otherwise names are repeated in turn."""
+    return [spec.bots[s % len(spec.bots)] for s in range(spec.players)]
+
+
+def iter_records(spec: SelfPlaySpec) -> Iterator[dict[str, Any]]:
+    """Play the spec and yield one record per game."""
+    game: Game = get_game(spec.game)
+    base = GameConfig(players=spec.players, variants=tuple(spec.variants), points=spec.points)
+    game.check_config(base)
+    names = seat_bots(spec)
+    for m in range(spec.matches):
+        match = Match(game, base)
+        while not match.over:
+            index = len(match.results)
+            seed = f"{spec.seed}:{m}:{index}"
+            policies = [
+                make_policy(game.name, name, random.Random(f"{seed}:seat{s}"))
+                for s, name in enumerate(names)
+            ]
+            state = game.new_game(match.next_config(), SeededChance(seed))
+            play_game(state, policies)
+            info = {"index": m, "game": index, "scores": match.scores}
+            match.record(state.result())
+            yield make_record(game, state, seats=names, seed=seed, match=info)

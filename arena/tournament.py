@@ -1,0 +1,345 @@
+"""Running a tournament: the scheduler says which tables to play, an executor plays them.
+
+The coordinator (this process) is the only writer to the database: workers play matches and
+send each finished game back at once; the coordinator stores it in one transaction.  Because
+the schedule is deterministic given the seed (Swiss rounds given the stored results too),
+running the same tournament again skips every stored game and plays only what is missing, so
+an interrupted tournament resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena import ratings as rating
+from arena.errors import ConfigError, StorageError, UnknownBot
+from arena.games import Game, GameConfig, GameResult, get_game
+from arena.games.match import Match
+from arena.referee import BotSpec, GameReport, Referee, RefereeConfig
+from arena.registry import cache_dir, materialize, register
+from arena.sandbox import Limits as SandboxLimits
+from arena.scheduling import Pairing, round_robin, swiss_round, swiss_rounds_needed
+from arena.storage import FaultRow, GameRow, Store, seat_results
+from arena.tournament_file import TournamentSpec
+from protocol.messages import Limits
+
+log = logging.getLogger("arena.tournament")
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One match to play: a pairing, its bots, its seed, and the games of it already stored."""
+
+    pairing: Pairing
+    match_id: str
+    seed: str
+    bots: tuple[BotSpec, ...]
+    done: tuple[GameResult, ...] = ()
+
+
+@dataclass(slots=True)
+class Progress:
+    """What the progress display shows; updated by the coordinator only."""
+
+    matches_total: int = 0
+    matches_done: int = 0
+    games_done: int = 0
+    games_skipped: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.games_done / elapsed if elapsed > 0 else 0.0
+
+
+@dataclass(slots=True)
+class TournamentOutcome:
+    """How a run went: games played now, games found already stored, and the final table."""
+
+    tournament: str
+    played: int
+    skipped: int
+    leaderboard: list[Any]
+    errors: list[str]
+
+
+def referee_config(spec: TournamentSpec) -> RefereeConfig:
+    sandbox = dict(spec.sandbox)
+    mode = sandbox.pop("mode", "auto")
+    limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
+    return RefereeConfig(limits=limits, sandbox_mode=mode, resources=SandboxLimits(**sandbox))
+
+
+def game_result(places: list[int], forfeits: list[int]) -> GameResult:
+    """The result of a stored game, as the match bookkeeping needs it."""
+    firsts = [s for s, p in enumerate(places) if p == 1]
+    return GameResult(tuple(places), firsts[0] if len(firsts) == 1 else None, forfeits=tuple(forfeits))
+
+
+def stored_results(store: Store, tournament: str) -> dict[str, dict[int, GameResult]]:
+    """Stored game results of a tournament, by match id and game number."""
+    seats: dict[str, dict[int, tuple[int, bool]]] = {}
+    for row in store.results(tournament=tournament):
+        seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited)
+    by_match: dict[str, dict[int, GameResult]] = {}
+    for game_id, rows in seats.items():
+        match_id, _, number = game_id.rpartition("-g")
+        places = [rows[s][0] for s in sorted(rows)]
+        forfeits = [s for s in sorted(rows) if rows[s][1]]
+        by_match.setdefault(match_id, {})[int(number)] = game_result(places, forfeits)
+    return by_match
+
+
+class Tournament:
+    """A tournament bound to a store: resolve bots, schedule, execute, rate."""
+
+    def __init__(self, spec: TournamentSpec, store: Store, db_path: str | Path) -> None:
+        self.spec = spec
+        self.store = store
+        self.game: Game = get_game(spec.game)
+        self.config: GameConfig = spec.game_config()
+        self.id = spec.name
+        self.versions = self._resolve_bots(Path(db_path))
+
+    def _resolve_bots(self, db_path: Path) -> dict[str, BotSpec]:
+        """Register bots given by path, look up the others; a resumed run uses the stored versions."""
+        try:
+            existing = self.store.tournament(self.id)
+        except StorageError:
+            existing = None
+        wanted = self.spec.to_json()
+        if existing is not None:
+            stored = dict(existing.spec)
+            version_ids = stored.pop("bot_versions", {})
+            if stored != wanted:
+                raise ConfigError(
+                    f"tournament {self.id!r} is already in this database with other settings; "
+                    "rename the tournament (field 'name') or use another --db"
+                )
+            versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
+        else:
+            versions = {}
+            for entry in self.spec.bots:
+                if entry.path is not None:
+                    versions[entry.name] = register(self.store, entry.path, name=entry.name, game=self.game.name)
+                else:
+                    versions[entry.name] = self.store.bot(entry.name)
+                if versions[entry.name].game != self.game.name:
+                    raise UnknownBot(f"bot {entry.name!r} is a {versions[entry.name].game} bot, not {self.game.name}")
+            self.store.start_tournament(
+                self.id, self.spec.name, self.game.name,
+                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}}, self.spec.seed,
+            )
+        self.version_ids = {name: v.id for name, v in versions.items()}
+        cache = cache_dir(db_path)
+        return {name: materialize(self.store, v, cache) for name, v in versions.items()}
+
+    # -- scheduling -----------------------------------------------------------------------------
+
+    def _task(self, pairing: Pairing, done: dict[str, dict[int, GameResult]]) -> Task | None:
+        """The task for a pairing, or ``None`` if its match is already complete in the store."""
+        match_id = f"{self.id}/{pairing.id}"
+        stored = done.get(match_id, {})
+        results = tuple(stored[i] for i in sorted(stored))
+        if results and Match(self.game, self.config, list(results)).over:
+            return None
+        deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
+        bots = tuple(self.versions[name] for name in pairing.seats)
+        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results)
+
+    def round_robin(self) -> list[Pairing]:
+        return round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
+                           rotations=self.spec.rotations, seed=self.spec.seed)
+
+    def standings(self, pairings: Iterable[Pairing]) -> dict[str, float]:
+        """Swiss points so far: per game, 1 for first down to 0 for last (ties share)."""
+        points: dict[str, float] = {b.name: 0.0 for b in self.spec.bots}
+        done = stored_results(self.store, self.id)
+        for p in pairings:
+            for result in done.get(f"{self.id}/{p.id}", {}).values():
+                n = len(result.places)
+                for seat, place in enumerate(result.places):
+                    points[p.seats[seat]] += (n - place) / (n - 1)
+        return points
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self, *, workers: int = 1, on_progress: Callable[[Progress], None] | None = None) -> TournamentOutcome:
+        """Play everything not yet stored, then finish the tournament and rate it."""
+        progress = Progress()
+        errors: list[str] = []
+        if self.spec.format == "round-robin":
+            pairings = self.round_robin()
+            progress.matches_total = len(pairings)
+            self._execute(pairings, workers, progress, on_progress, errors)
+        else:
+            names = [b.name for b in self.spec.bots]
+            rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
+            history: list[Pairing] = []
+            for number in range(1, rounds + 1):
+                standings = self.standings(history)
+                plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
+                                   min_seats=self.spec.min_seats, rotations=self.spec.rotations)
+                progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
+                self._execute(list(plan.pairings), workers, progress, on_progress, errors)
+                history.extend(plan.pairings)
+        if not errors:
+            self.store.finish_tournament(self.id)
+        board = self.rate()
+        return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
+
+    def _execute(self, pairings: list[Pairing], workers: int, progress: Progress,
+                 on_progress: Callable[[Progress], None] | None, errors: list[str]) -> None:
+        done = stored_results(self.store, self.id)
+        tasks = []
+        for pairing in pairings:
+            task = self._task(pairing, done)
+            if task is None:
+                progress.matches_done += 1
+                progress.games_skipped += len(done.get(f"{self.id}/{pairing.id}", {}))
+            else:
+                progress.games_skipped += len(task.done)
+                tasks.append(task)
+        if on_progress:
+            on_progress(progress)
+        for kind, payload in execute(tasks, workers, referee_config(self.spec), self.game.name, self.config):
+            if kind == "game":
+                task, report = payload
+                self.store_game(task, report)
+                progress.games_done += 1
+            elif kind == "match":
+                progress.matches_done += 1
+            else:
+                errors.append(payload)
+                log.error("%s", payload)
+            if on_progress:
+                on_progress(progress)
+
+    def store_game(self, task: Task, report: GameReport) -> None:
+        """Commit one finished game (record, results, faults, stderr logs) in one transaction."""
+        record = report.record
+        result = record["result"]
+        row = GameRow(
+            id=report.game_id,
+            game=self.game.name,
+            seats=[self.version_ids[name] for name in task.pairing.seats],
+            winner=result["winner"],
+            record=record,
+            tournament=self.id,
+            variants=list(self.config.variants),
+            capped=result["capped"],
+            round=task.pairing.round,
+            table_no=task.pairing.table,
+            match_game=report.index,
+            seed=record["seed"],
+            started=report.started,
+            finished=report.finished,
+            duration_ms=report.duration_ms,
+        )
+        faults = [FaultRow(f.seat, f.kind, f.message, f.decision) for f in report.faults]
+        self.store.add_game(row, seat_results(record), faults, {s: t for s, t in report.logs.items() if t})
+
+    def rate(self) -> list[Any]:
+        """Recompute the ratings from every stored game of this tournament and keep the history."""
+        rows = self.store.results(tournament=self.id)
+        outcomes = rating.outcomes_from_results(rows)
+        table = rating.rate(outcomes, rating.make_env())
+        self.store.save_ratings(self.id, table.history)
+        return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
+
+
+# -- executors ------------------------------------------------------------------------------------
+
+_worker_queue: Any = None
+_worker_referee: Referee | None = None
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker if the coordinator dies (its bots then die with it)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: workers notice the closed queue instead
+        pass
+
+
+def _worker_init(results: Any, config: RefereeConfig) -> None:
+    """Runs once in each worker after the fork: its own ZeroMQ context, its own referee."""
+    global _worker_queue, _worker_referee
+    _die_with_parent()
+    _worker_queue = results
+    _worker_referee = Referee(config)
+
+
+def _play(referee: Referee, task: Task, game: Game, config: GameConfig, emit: Callable[[str, Any], None]) -> None:
+    def on_game(report: GameReport) -> None:
+        emit("game", (task, report))
+
+    referee.play_match(game, config, list(task.bots), seed=task.seed, match_id=task.match_id,
+                       done=list(task.done), on_game=on_game)
+
+
+def _worker_run(task: Task, game_name: str, config: GameConfig) -> None:
+    assert _worker_referee is not None
+    try:
+        _play(_worker_referee, task, get_game(game_name), config, lambda kind, p: _worker_queue.put((kind, p)))
+        _worker_queue.put(("match", task.match_id))
+    except Exception as exc:  # a harness bug must not stop the tournament: report it, go on
+        log.exception("match %s failed", task.match_id)
+        _worker_queue.put(("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
+
+
+def execute(tasks: list[Task], workers: int, config: RefereeConfig, game_name: str,
+            game_config: GameConfig) -> Iterator[tuple[str, Any]]:
+    """Play tasks and yield ``("game", (task, report))``, ``("match", id)`` or ``("error", text)``.
+
+    One worker plays in this process; more use a fork pool (multiprocessing-logging needs fork)
+    and send each game back through a queue as soon as it is over.
+    """
+    if not tasks:
+        return
+    game = get_game(game_name)
+    if workers <= 1:
+        pending: list[tuple[str, Any]] = []
+        with Referee(config) as referee:
+            for task in tasks:
+                try:
+                    _play(referee, task, game, game_config, lambda kind, p: pending.append((kind, p)))
+                    pending.append(("match", task.match_id))
+                except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
+                    log.exception("match %s failed", task.match_id)
+                    pending.append(("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
+                yield from pending
+                pending.clear()
+        return
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config))
+    try:
+        for task in tasks:
+            pool.apply_async(_worker_run, (task, game_name, game_config))
+        finished = 0
+        while finished < len(tasks):
+            try:
+                kind, payload = results.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if kind in ("match", "error"):
+                finished += 1
+            yield kind, payload
+        pool.close()  # close and join (not terminate): every worker's log records arrive
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()

@@ -1,0 +1,230 @@
+"""Tournament files (TOML): parsed into a :class:`TournamentSpec`, with errors that name the field.
+
+Example::
+
+    name = "quickstart-reactor"
+    game = "reactor"
+    format = "round-robin"      # or "swiss"
+    seats = 4                   # seats per table, 2-6 (within the game's limits)
+    games = 1                   # round-robin: matches per table and seat rotation
+    rounds = 4                  # swiss: rounds (default: enough for the field)
+    rotations = true            # play every cyclic rotation of each table's seats
+    duplicate = true            # the rotations of a table share the deal
+    seed = 2026
+    variants = []               # e.g. ["short-hands"] for Powder Keg
+    # points = 3                # points that end a match (Powder Keg default 3, Reactor 1)
+
+    [time]                      # milliseconds
+    decision = 2000
+    game = 60000
+    startup = 10000
+
+    [sandbox]
+    mode = "auto"               # auto, strict or none
+    memory_mb = 1024
+
+    [[bots]]
+    name = "random"
+    path = "../bots/random_bot.py"   # relative to this file; or leave out path for a registered bot
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.games import REGISTRY
+from arena.games.base import GameConfig, GameError
+
+FORMATS = ("round-robin", "swiss")
+SANDBOX_MODES = ("auto", "strict", "none")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
+            "variants", "points", "bots", "time", "sandbox", "min_seats"}
+TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
+SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """A bot of the tournament: a registered name, or a name with a path to register."""
+
+    name: str
+    path: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSpec:
+    """A validated tournament definition; ``to_json`` is what storage keeps (and compares on resume)."""
+
+    name: str
+    game: str
+    format: str
+    seats: int
+    bots: tuple[BotEntry, ...]
+    seed: str
+    games: int = 1
+    rounds: int | None = None
+    rotations: bool = True
+    duplicate: bool = True
+    variants: tuple[str, ...] = ()
+    points: int | None = None
+    min_seats: int | None = None
+    time: dict[str, int] = field(default_factory=lambda: dict(TIME_KEYS))
+    sandbox: dict[str, Any] = field(default_factory=lambda: {"mode": "auto"})
+
+    def game_config(self) -> GameConfig:
+        return GameConfig(players=self.seats, variants=self.variants, points=self.points)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "game": self.game, "format": self.format, "seats": self.seats,
+            "bots": [{"name": b.name, **({"path": str(b.path)} if b.path else {})} for b in self.bots],
+            "seed": self.seed, "games": self.games, "rounds": self.rounds, "rotations": self.rotations,
+            "duplicate": self.duplicate, "variants": list(self.variants), "points": self.points,
+            "min_seats": self.min_seats, "time": self.time, "sandbox": self.sandbox,
+        }
+
+
+def _fail(path: Path, field_name: str, message: str) -> ConfigError:
+    return ConfigError(f"{path}: field '{field_name}': {message}")
+
+
+def _int(path: Path, data: dict[str, Any], key: str, low: int, high: int | None = None) -> int | None:
+    if key not in data:
+        return None
+    value = data[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _fail(path, key, f"must be a whole number, not {value!r}")
+    if value < low or (high is not None and value > high):
+        limit = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise _fail(path, key, f"must be {limit}, not {value}")
+    return value
+
+
+def _bool(path: Path, data: dict[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise _fail(path, key, f"must be true or false, not {value!r}")
+    return value
+
+
+def load_tournament(path: str | Path) -> TournamentSpec:
+    """Read and validate a tournament file; every problem is a :class:`ConfigError` naming the field."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no tournament file at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_tournament(data, path)
+
+
+def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
+    """Validate parsed TOML (see :func:`load_tournament`)."""
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise _fail(path, unknown[0], f"unknown field (allowed: {', '.join(sorted(TOP_KEYS))})")
+    for key in ("name", "game", "bots"):
+        if key not in data:
+            raise _fail(path, key, "is required")
+    name = data["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise _fail(path, "name", "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    game_name = data["game"]
+    if game_name not in REGISTRY:
+        raise _fail(path, "game", f"unknown game {game_name!r} (allowed: {', '.join(REGISTRY)})")
+    game = REGISTRY[game_name]
+    fmt = data.get("format", "round-robin")
+    if fmt not in FORMATS:
+        raise _fail(path, "format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+    bots_data = data["bots"]
+    if not isinstance(bots_data, list) or not bots_data:
+        raise _fail(path, "bots", "must be a list of [[bots]] tables, each with a name and optionally a path")
+    bots: list[BotEntry] = []
+    for i, entry in enumerate(bots_data):
+        where = f"bots[{i}]"
+        if not isinstance(entry, dict):
+            raise _fail(path, where, "must be a table with name (and optionally path)")
+        extra = sorted(set(entry) - {"name", "path"})
+        if extra:
+            raise _fail(path, f"{where}.{extra[0]}", "unknown field (allowed: name, path)")
+        bot_name = entry.get("name")
+        if not isinstance(bot_name, str) or not NAME_RE.match(bot_name):
+            raise _fail(path, f"{where}.name", "is required: 1-64 letters, digits, '.', '_' or '-'")
+        bot_path = None
+        if "path" in entry:
+            if not isinstance(entry["path"], str):
+                raise _fail(path, f"{where}.path", "must be a string")
+            bot_path = (path.parent / entry["path"]).resolve()
+            if not bot_path.exists():
+                raise _fail(path, f"{where}.path", f"no such file: {bot_path}")
+        bots.append(BotEntry(bot_name, bot_path))
+    names = [b.name for b in bots]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise _fail(path, "bots", f"bot {dup!r} is listed twice")
+
+    seats = _int(path, data, "seats", 2, 6) or min(len(bots), game.max_players)
+    if not game.min_players <= seats <= game.max_players:
+        raise _fail(path, "seats", f"{game.name} is for {game.min_players}-{game.max_players} players, not {seats}")
+    if seats > len(bots):
+        raise _fail(path, "seats", f"{seats} seats per table but only {len(bots)} bots")
+    games = _int(path, data, "games", 1) or 1
+    rounds = _int(path, data, "rounds", 1)
+    min_seats = _int(path, data, "min_seats", 2, 6)
+    if fmt == "round-robin" and rounds is not None:
+        raise _fail(path, "rounds", "applies to swiss only (round-robin uses games)")
+    if min_seats is not None and (min_seats > seats or min_seats < game.min_players):
+        raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
+    points = _int(path, data, "points", 1)
+
+    variants = data.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise _fail(path, "variants", "must be a list of variant names")
+    try:
+        game.check_config(GameConfig(players=seats, variants=tuple(variants), points=points))
+    except GameError as exc:
+        raise _fail(path, "variants", str(exc)) from None
+
+    seed = data.get("seed", 0)
+    if not isinstance(seed, (int, str)) or isinstance(seed, bool):
+        raise _fail(path, "seed", "must be a number or a string")
+
+    time_data = data.get("time", {})
+    if not isinstance(time_data, dict):
+        raise _fail(path, "time", "must be a table with decision, game and startup (milliseconds)")
+    extra = sorted(set(time_data) - set(TIME_KEYS))
+    if extra:
+        raise _fail(path, f"time.{extra[0]}", f"unknown field (allowed: {', '.join(TIME_KEYS)})")
+    time = {k: _int(path, time_data, k, 1) or default for k, default in TIME_KEYS.items()}
+
+    sandbox_data = data.get("sandbox", {})
+    if not isinstance(sandbox_data, dict):
+        raise _fail(path, "sandbox", "must be a table")
+    extra = sorted(set(sandbox_data) - SANDBOX_KEYS)
+    if extra:
+        raise _fail(path, f"sandbox.{extra[0]}", f"unknown field (allowed: {', '.join(sorted(SANDBOX_KEYS))})")
+    mode = sandbox_data.get("mode", "auto")
+    if mode not in SANDBOX_MODES:
+        raise _fail(path, "sandbox.mode", f"must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+    sandbox: dict[str, Any] = {"mode": mode}
+    for key in sorted(SANDBOX_KEYS - {"mode"}):
+        value = _int(path, sandbox_data, key, 1)
+        if value is not None:
+            sandbox[key] = value
+
+    return TournamentSpec(
+        name=name, game=game.name, format=fmt, seats=seats, bots=tuple(bots), seed=str(seed),
+        games=games, rounds=rounds, rotations=_bool(path, data, "rotations", True),
+        duplicate=_bool(path, data, "duplicate", True), variants=tuple(variants), points=points,
+        min_seats=min_seats, time=time, sandbox=sandbox,
+    )

@@ -1,0 +1,151 @@
+"""Tournaments end to end: files, scheduling into matches, storage, resume after kill -9, ratings."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.storage import Store
+from arena.tournament import Tournament
+from arena.tournament_file import load_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = ROOT / "bots" / "random_bot.py"
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def write(tmp_path: Path, text: str, name: str = "t.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, extra: str = "", sandbox: str = "none") -> str:
+    bots = "".join(f'[[bots]]\nname = "r{i}"\npath = "{RANDOM}"\n' for i in range(n))
+    return (f'name = "{name}"\ngame = "reactor"\nseats = {seats}\ngames = {games}\nseed = 5\n{extra}\n'
+            f'[sandbox]\nmode = "{sandbox}"\n{bots}')
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('game = "reactor"\n[[bots]]\nname = "a"', "name"),
+        ('name = "x"\ngame = "chess"\n[[bots]]\nname = "a"', "game"),
+        ('name = "x"\ngame = "reactor"\nformat = "knockout"\n[[bots]]\nname = "a"', "format"),
+        ('name = "x"\ngame = "reactor"\nseats = 9\n[[bots]]\nname = "a"', "seats"),
+        ('name = "x"\ngame = "reactor"\nseats = "four"\n[[bots]]\nname = "a"', "seats"),
+        ('name = "x"\ngame = "reactor"\nbots = 3', "bots"),
+        ('name = "x"\ngame = "reactor"\ncolour = 3\n[[bots]]\nname = "a"', "colour"),
+        ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "nowhere.py"', "bots[0].path"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "a"', "bots"),
+        ('name = "x"\ngame = "powder-keg"\nseats = 2\nvariants = ["turbo"]\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "variants"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[time]\ndecision = -5\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "decision"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmode = "loose"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "sandbox.mode"),
+        ('name = "x"\ngame = "reactor"\nrounds = 3\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "rounds"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"\n[[bots', "TOML"),
+    ],
+)
+def test_malformed_file_names_the_field(tmp_path: Path, text: str, field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_tournament(write(tmp_path, text))
+    message = str(info.value)
+    assert field in message and "\n" not in message
+
+
+def test_bundled_tournament_files_are_valid() -> None:
+    files = sorted((ROOT / "tournaments").glob("*.toml"))
+    assert {f.name for f in files} >= {"quickstart-reactor.toml", "quickstart-powder-keg.toml"}
+    for path in files:
+        spec = load_tournament(path)
+        assert all(b.path is None or b.path.exists() for b in spec.bots)
+
+
+def results_of(db: Path) -> dict[str, tuple]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT game_id, seat, bot, place FROM results ORDER BY game_id, seat").fetchall()
+    out: dict[str, list] = {}
+    for game_id, seat, bot, place in rows:
+        out.setdefault(game_id, []).append((seat, bot, place))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def test_round_robin_plays_every_rotation_and_resumes_idempotently(tmp_path: Path) -> None:
+    spec = load_tournament(write(tmp_path, random_field(4, games=2)))
+    db = tmp_path / "a.db"
+    with Store(str(db)) as store:
+        outcome = Tournament(spec, store, db).run(workers=1)
+        assert outcome.errors == []
+        # 4 tables of 3 bots, 3 rotations each, 2 repetitions: 24 one-game Reactor matches.
+        assert outcome.played == 24 and outcome.skipped == 0
+        assert [r.games for r in outcome.leaderboard] == [18, 18, 18, 18]
+        again = Tournament(spec, store, db).run(workers=1)
+        assert again.played == 0 and again.skipped == 24
+        assert store.tournament("t").status == "finished"
+
+
+def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    with Store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
+        with pytest.raises(ConfigError, match="rename the tournament"):
+            Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
+
+
+def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
+    """kill -9 at a random moment loses nothing stored; the rerun plays only what is missing."""
+    spec_file = write(tmp_path, random_field(5, games=2, name="killme"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    whole = tmp_path / "whole.db"
+    subprocess.run([*ARENA, "run", str(spec_file), "--db", str(whole), "--workers", "2", "--quiet"],
+                   check=True, env=env, capture_output=True)
+    expected = results_of(whole)
+    assert len(expected) == 60  # 10 tables x 3 rotations x 2 repetitions
+
+    cut = tmp_path / "cut.db"
+    proc = subprocess.Popen([*ARENA, "run", str(spec_file), "--db", str(cut), "--workers", "2", "--quiet"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if cut.exists():
+            try:
+                with sqlite3.connect(cut) as conn:
+                    if conn.execute("SELECT count(*) FROM games").fetchone()[0] >= 12:
+                        break
+            except sqlite3.OperationalError:
+                pass
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = results_of(cut)
+    assert 12 <= len(partial) < 60, len(partial)
+    for game_id, rows in partial.items():
+        assert rows == expected[game_id]
+
+    rerun = subprocess.run([*ARENA, "run", str(spec_file), "--db", str(cut), "--workers", "2", "--quiet"],
+                           env=env, capture_output=True, text=True, check=True)
+    assert f"{60 - len(partial)} games played now, {len(partial)} already stored" in rerun.stdout
+    assert results_of(cut) == expected
+    with Store(str(cut)) as a, Store(str(whole)) as b:
+        for game_id in list(expected)[:10]:
+            ra, rb = a.game_record(game_id), b.game_record(game_id)
+            assert ra["decisions"] == rb["decisions"] or [d["action"] for d in ra["decisions"]] == [d["action"] for d in rb["decisions"]]
+
+
+def test_swiss_tournament_runs_and_resumes(tmp_path: Path) -> None:
+    spec = load_tournament(write(tmp_path, random_field(7, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')))
+    db = tmp_path / "s.db"
+    with Store(str(db)) as store:
+        outcome = Tournament(spec, store, db).run(workers=1)
+        assert outcome.errors == []
+        # 7 bots at 3-seat tables: 2 tables and a bye each round.
+        assert outcome.played == 6
+        assert sum(r.games for r in outcome.leaderboard) == 18
+        assert Tournament(spec, store, db).run(workers=1).played == 0
