@@ -10,8 +10,12 @@ import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
-import click
 import typer
+
+try:  # Typer 0.2x vendors Click; older releases use the click package
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - depends on the installed Typer
+    from click import exceptions as click_errors
 
 from arena.errors import ArenaError, UsageError
 from arena.games import REGISTRY, GameError
@@ -94,6 +98,17 @@ def _game_config(game_name: str, players: int, variants: list[str] | None, point
     return game, config
 
 
+def _bot_specs(targets: list[str]):
+    """Resolve bot arguments now, so a wrong path is a usage error (status 2)."""
+    from arena.errors import UnknownBot
+    from arena.referee import bot_spec
+
+    try:
+        return [bot_spec(t) for t in targets]
+    except UnknownBot as exc:
+        raise UsageError(str(exc)) from None
+
+
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")],
@@ -116,6 +131,7 @@ def play(
 
     if len(bots) < 2:
         raise UsageError("give at least two bots")
+    _bot_specs(bots)
     game_obj, config = _game_config(game, len(bots), variant, points)
     summary = play_matches(game_obj, config, bots, matches=games, seed=seed,
                            referee=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
@@ -145,7 +161,7 @@ def check(
     from arena.referee import bot_spec
 
     game_obj, _ = _game_config(game, players or 2, None, None)
-    report = check_bot(bot_spec(bot), game_obj.name, players=players,
+    report = check_bot(_bot_specs([bot])[0], game_obj.name, players=players,
                        config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     if json_out:
         from arena.jsonio import dumps
@@ -278,6 +294,8 @@ def run(
     from arena.tournament import Tournament
     from arena.tournament_file import load_tournament
 
+    if not file.is_file():
+        raise UsageError(f"no tournament file at {file}")
     spec = load_tournament(file)
     if workers > 1:
         import multiprocessing_logging
@@ -392,20 +410,31 @@ def tournaments(
         typer.echo(f"{t.id}  {t.game}  {t.status}  started {t.created}")
 
 
+def app_help() -> str:
+    """The top-level help text (what ``arena --help`` prints)."""
+    from typer.testing import CliRunner
+
+    return CliRunner().invoke(app, ["--help"]).output
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
-    except click.exceptions.Exit as exc:
+    except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except (typer.Abort, getattr(click_errors, "Abort", typer.Abort)):
         typer.echo("aborted", err=True)
         sys.exit(130)
-    except click.ClickException as exc:  # bad arguments: Typer/Click usage errors
-        typer.echo(f"error: {exc.format_message()}", err=True)
-        sys.exit(2)
+    except click_errors.ClickException as exc:  # bad arguments: Typer/Click usage errors
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `arena` alone: the help is the answer
+            ctx = getattr(exc, "ctx", None)
+            typer.echo(ctx.get_help() if ctx is not None else app_help())
+            sys.exit(0)
+        typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+        sys.exit(exc.exit_code if exc.exit_code else 2)
     except UsageError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

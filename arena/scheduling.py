@@ -1,0 +1,447 @@
+"""Tournament scheduling: which tables to play, in which seat order, with which deal.
+
+The scheduler only names games (``Pairing``); an executor plays them.  Every result is a pure
+function of the arguments and a string seed (``random.Random(f"{seed}:...")``, hashed with
+SHA-512, so stable across runs), which lets a resumed tournament regenerate the same pairings
+and skip the ids it has already stored.
+
+Two formats:
+
+* ``round_robin``: every combination of ``seats`` bots, each played under every cyclic rotation
+  of its seats with one shared deal (duplicate deals cancel the luck of the cards and of the seat).
+* ``swiss_round``: one round of a multiplayer Swiss: tables filled from the top of the standings,
+  repeated tables avoided by a bounded search, byes spread, and seats balanced over the rounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+MIN_SEATS = 2
+MAX_SEATS = 6
+
+# Weight of one earlier meeting of two tablemates against one unit of score displacement
+# (a bot moved one table away from its score group costs 1, two tables away 4).
+PAIR_WEIGHT = 3
+# Table costings a branch-and-bound search may spend when the swaps leave a repeated table:
+# enough to search any field of up to 12 bots whole, in about a tenth of a second.
+SEARCH_BUDGET = 40_000
+# Bound on the improving swaps of one local search, so a round is always cheap.
+MAX_SWAPS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One game to play: who sits where, and which deal they play."""
+
+    id: str  # unique within a tournament; storage skips stored ids on resume
+    round: int  # 1-based Swiss round, or the repetition number of a round-robin
+    table: int  # 1-based table number within the round
+    seats: tuple[str, ...]  # bot names in seat order, seat 0 (the starter) first
+    deal: str  # seed label of the deal, shared by the rotations of one table
+    rotation: int  # which cyclic rotation of the drawn seat order this is (0 = as drawn)
+
+
+@dataclass(frozen=True, slots=True)
+class SwissRound:
+    """The pairings of one Swiss round plus the bots sitting it out."""
+
+    round: int
+    pairings: tuple[Pairing, ...]
+    byes: tuple[str, ...]  # bots without a table this round, in the order they were chosen
+
+
+def _check_seats(seats: int) -> None:
+    """Tables outside 2-6 seats are not games the harness can host."""
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise ValueError(f"seats must be between {MIN_SEATS} and {MAX_SEATS}, got {seats}")
+
+
+def _field(bots: Sequence[str]) -> tuple[str, ...]:
+    """The field in canonical (sorted) order, so a reordered config gives the same schedule."""
+    counts = Counter(bots)
+    duplicates = sorted(name for name, n in counts.items() if n > 1)
+    if duplicates:
+        raise ValueError(f"bots must be unique; duplicated: {', '.join(duplicates)}")
+    return tuple(sorted(bots))
+
+
+def _rotate(order: tuple[str, ...], r: int) -> tuple[str, ...]:
+    """Rotation ``r`` puts ``order[r]`` in seat 0 and keeps everyone's neighbours."""
+    return order[r:] + order[:r]
+
+
+def _shuffled(items: Sequence[str], label: str) -> tuple[str, ...]:
+    """A seeded shuffle; the label names what is shuffled, so draws never share a stream."""
+    out = list(items)
+    random.Random(label).shuffle(out)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- round-robin
+
+
+def round_robin(
+    bots: Sequence[str],
+    seats: int,
+    *,
+    games: int = 1,
+    rotations: bool = True,
+    seed: str,
+) -> list[Pairing]:
+    """Every ``seats``-subset of the field, under every rotation, ``games`` times.
+
+    With ``rotations`` each repetition draws a fresh seat order per table (so neighbours change
+    between repetitions) and plays all its rotations on one deal.  Without, one game per table
+    and repetition is played, rotating by the repetition number, so ``seats`` repetitions still
+    give every bot every seat.
+    """
+    _check_seats(seats)
+    field = _field(bots)
+    if seats > len(field):
+        raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({len(field)})")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    combos = list(itertools.combinations(field, seats))
+    random.Random(f"{seed}:round_robin:order").shuffle(combos)
+    pairings: list[Pairing] = []
+    for game in range(1, games + 1):
+        for table, combo in enumerate(combos, start=1):
+            if rotations:
+                order = _shuffled(combo, f"{seed}:round_robin:seats:{game}:{table}")
+                turns: Sequence[int] = range(seats)
+            else:
+                # One fixed order per table, so rotating by repetition covers every seat.
+                order = _shuffled(combo, f"{seed}:round_robin:seats:{table}")
+                turns = ((game - 1) % seats,)
+            deal = f"{seed}:round_robin:r{game}-t{table}"
+            pairings.extend(
+                Pairing(
+                    id=f"r{game}-t{table}-s{r}",
+                    round=game,
+                    table=table,
+                    seats=_rotate(order, r),
+                    deal=deal,
+                    rotation=r,
+                )
+                for r in turns
+            )
+    return pairings
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def table_sizes(n_bots: int, seats: int, min_seats: int | None = None) -> tuple[int, ...]:
+    """Table sizes of one Swiss round: full tables, then one smaller table if allowed."""
+    _check_seats(seats)
+    if min_seats is not None and not MIN_SEATS <= min_seats <= seats:
+        raise ValueError(f"min_seats must be between {MIN_SEATS} and seats ({seats}), got {min_seats}")
+    full, left = divmod(n_bots, seats)
+    sizes = [seats] * full
+    if left and min_seats is not None and left >= min_seats:
+        sizes.append(left)
+    if not sizes:
+        smallest = seats if min_seats is None else min_seats
+        raise ValueError(f"{n_bots} bots cannot fill a table (at least {smallest} seats)")
+    return tuple(sizes)
+
+
+def table_count(n_bots: int, seats: int, min_seats: int | None = None) -> int:
+    """Number of tables in one Swiss round."""
+    return len(table_sizes(n_bots, seats, min_seats))
+
+
+def bye_count(n_bots: int, seats: int, min_seats: int | None = None) -> int:
+    """Number of bots sitting out one Swiss round."""
+    return n_bots - sum(table_sizes(n_bots, seats, min_seats))
+
+
+def swiss_rounds_needed(n_bots: int, seats: int) -> int:
+    """Default Swiss length: rounds for the top to separate, ceil(log_seats n) + 1, at least 3."""
+    _check_seats(seats)
+    if n_bots < 1:
+        raise ValueError(f"n_bots must be positive, got {n_bots}")
+    rounds = 0
+    while seats**rounds < n_bots:  # integer log, free of floating-point edge cases
+        rounds += 1
+    return max(3, rounds + 1)
+
+
+def schedule_size(
+    format: Literal["round_robin", "swiss"],
+    n_bots: int,
+    seats: int,
+    games: int = 1,
+    *,
+    rotations: bool | None = None,
+    rounds: int | None = None,
+    min_seats: int | None = None,
+) -> int:
+    """Total games (Pairings) a schedule plays, for progress bars.
+
+    ``rotations`` defaults to each format's default (on for round-robin, off for Swiss).
+    A Swiss plays one deal per table per round, so ``games`` must be 1 there; ``rounds``
+    defaults to ``swiss_rounds_needed``.
+    """
+    _check_seats(seats)
+    if format == "round_robin":
+        if not seats <= n_bots:
+            raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({n_bots})")
+        if games < 1:
+            raise ValueError(f"games must be at least 1, got {games}")
+        per_table = seats if rotations is None or rotations else 1
+        return math.comb(n_bots, seats) * games * per_table
+    if format == "swiss":
+        if games != 1:
+            raise ValueError("a Swiss plays one deal per table per round; use rounds, not games")
+        sizes = table_sizes(n_bots, seats, min_seats)
+        per_round = sum(sizes) if rotations else len(sizes)
+        return per_round * (swiss_rounds_needed(n_bots, seats) if rounds is None else rounds)
+    raise ValueError(f"unknown format {format!r}; expected 'round_robin' or 'swiss'")
+
+
+# --------------------------------------------------------------------------- swiss
+
+
+@dataclass(frozen=True, slots=True)
+class _Memory:
+    """What the Swiss needs from the history: meetings, seats, last starts and byes so far."""
+
+    tables: frozenset[frozenset[str]]
+    pairs: Counter[frozenset[str]]
+    seat_counts: dict[str, list[int]]
+    last_start: dict[str, int]
+    byes: dict[str, int]
+
+
+def _remember(history: Sequence[Pairing], field: tuple[str, ...], before: int) -> _Memory:
+    """Count meetings per deal (rotations are one meeting), but seats per game played."""
+    tables: set[frozenset[str]] = set()
+    pairs: Counter[frozenset[str]] = Counter()
+    seat_counts = {bot: [0] * MAX_SEATS for bot in field}
+    last_start = dict.fromkeys(field, 0)
+    seen: set[tuple[str, frozenset[str]]] = set()
+    rounds: set[int] = set()
+    played: dict[str, set[int]] = {bot: set() for bot in field}
+    for p in history:
+        members = frozenset(p.seats)
+        for position, bot in enumerate(p.seats):
+            if bot in seat_counts:
+                seat_counts[bot][position] += 1
+                played[bot].add(p.round)
+        if p.seats and p.seats[0] in last_start:
+            last_start[p.seats[0]] = max(last_start[p.seats[0]], p.round)
+        if p.round < before:
+            rounds.add(p.round)
+        if (p.deal, members) in seen:
+            continue
+        seen.add((p.deal, members))
+        tables.add(members)
+        pairs.update(frozenset(pair) for pair in itertools.combinations(members, 2))
+    # A bot that had no table in an earlier round had a bye there.
+    byes = {bot: len(rounds - played[bot]) for bot in field}
+    return _Memory(frozenset(tables), pairs, seat_counts, last_start, byes)
+
+
+Cost = tuple[int, int]  # (repeated tables, PAIR_WEIGHT * repeated pairs + displacement)
+
+
+def _add(a: Cost, b: Cost) -> Cost:
+    return (a[0] + b[0], a[1] + b[1])
+
+
+def _table_coster(
+    players: list[str], sizes: tuple[int, ...], standings: Mapping[str, float], memory: _Memory
+) -> Callable[[Sequence[str], int], Cost]:
+    """Cost of putting ``members`` at table index ``t``.
+
+    A bot may sit anywhere its score group reaches in the natural (top-down) filling for free;
+    beyond that it costs the squared distance in tables, so small moves are preferred.
+    """
+    table_of_pos = [t for t, size in enumerate(sizes) for _ in range(size)]
+    reach: dict[str, tuple[int, int]] = {}
+    for _, same in itertools.groupby(enumerate(players), key=lambda e: standings.get(e[1], 0.0)):
+        group = list(same)
+        lo, hi = table_of_pos[group[0][0]], table_of_pos[group[-1][0]]
+        for _, bot in group:
+            reach[bot] = (lo, hi)
+
+    def cost(members: Sequence[str], t: int) -> Cost:
+        repeat = int(frozenset(members) in memory.tables)
+        pairs = sum(memory.pairs[frozenset(p)] for p in itertools.combinations(members, 2))
+        moved = sum(max(0, reach[b][0] - t, t - reach[b][1]) ** 2 for b in members)
+        return (repeat, PAIR_WEIGHT * pairs + moved)
+
+    return cost
+
+
+def _local_search(
+    tables: list[list[str]], cost: Callable[[Sequence[str], int], Cost], radius: int
+) -> list[list[str]]:
+    """Best-improvement swaps of two bots between tables at most ``radius`` apart."""
+    tables = [list(t) for t in tables]
+    costs = [cost(t, i) for i, t in enumerate(tables)]
+    for _ in range(MAX_SWAPS):
+        best: tuple[Cost, int, int, int, int] | None = None
+        for i, j in itertools.combinations(range(len(tables)), 2):
+            if j - i > radius:
+                continue
+            old = _add(costs[i], costs[j])
+            for a, b in itertools.product(range(len(tables[i])), range(len(tables[j]))):
+                ti = tables[i].copy()
+                tj = tables[j].copy()
+                ti[a], tj[b] = tj[b], ti[a]
+                new = _add(cost(ti, i), cost(tj, j))
+                gain = (old[0] - new[0], old[1] - new[1])
+                if gain > (0, 0) and (best is None or gain > best[0]):
+                    best = (gain, i, j, a, b)
+        if best is None:
+            break
+        _, i, j, a, b = best
+        tables[i][a], tables[j][b] = tables[j][b], tables[i][a]
+        costs[i], costs[j] = cost(tables[i], i), cost(tables[j], j)
+    return tables
+
+
+def _exact_search(
+    players: list[str], sizes: tuple[int, ...], cost: Callable[[Sequence[str], int], Cost], bound: Cost
+) -> list[list[str]] | None:
+    """Branch and bound over partitions; returns the cheapest found below ``bound``, if any.
+
+    Full tables are built in order of their top-ranked member, which fixes each table's index
+    while it is built, so partial costs are exact and prune the search.  The search stops after
+    ``SEARCH_BUDGET`` table costings: small fields are searched whole, large ones as far as time allows.
+    """
+    full = sizes[0]
+    small = sizes[-1] if sizes[-1] != full else 0
+    best: list[list[str]] | None = None
+    best_cost = bound
+    spent = 0
+
+    def fill(rest: list[str], built: list[list[str]], so_far: Cost, tail: list[list[str]]) -> None:
+        nonlocal best, best_cost, spent
+        if so_far >= best_cost:
+            return
+        if not rest:
+            best, best_cost = built + tail, so_far
+            return
+        head, others = rest[0], rest[1:]
+        for mates in itertools.combinations(others, full - 1):
+            if spent >= SEARCH_BUDGET:
+                return
+            spent += 1
+            table = [head, *mates]
+            left = [b for b in others if b not in mates]
+            fill(left, [*built, table], _add(so_far, cost(table, len(built))), tail)
+
+    if small:
+        for table in itertools.combinations(players, small):
+            rest = [b for b in players if b not in table]
+            fill(rest, [], cost(table, len(sizes) - 1), [list(table)])
+    else:
+        fill(players, [], (0, 0), [])
+    return best
+
+
+def _total(tables: list[list[str]], cost: Callable[[Sequence[str], int], Cost]) -> Cost:
+    total = (0, 0)
+    for i, t in enumerate(tables):
+        total = _add(total, cost(t, i))
+    return total
+
+
+def _group(
+    players: list[str], sizes: tuple[int, ...], standings: Mapping[str, float], memory: _Memory
+) -> list[list[str]]:
+    """Split the ranked players into tables: near their score group, avoiding old tables."""
+    cost = _table_coster(players, sizes, standings, memory)
+    starts = list(itertools.accumulate(sizes, initial=0))
+    tables = [players[a:b] for a, b in zip(starts, starts[1:])]
+    # Neighbouring score groups first, then any two tables while a repeated table remains.
+    tables = _local_search(tables, cost, radius=1)
+    if _total(tables, cost)[0] > 0:
+        tables = _local_search(tables, cost, radius=len(tables))
+    repeats = _total(tables, cost)[0]
+    if repeats > 0:
+        # Swaps can stall where a grouping without the repeat exists; search for one directly.
+        found = _exact_search(players, sizes, cost, bound=(repeats, 0))
+        if found is not None:
+            tables = found
+    return tables
+
+
+def _seat(members: Sequence[str], memory: _Memory, label: str) -> tuple[str, ...]:
+    """Seat order: the starter is whoever started least, the rest sit where they sat least.
+
+    Among equal starters the one whose last start is oldest goes first, so ties alternate
+    instead of drifting.  Tables have at most 6 seats, so all 720 orders can be compared; the
+    seeded shuffle makes the first minimum a seeded tie-break.
+    """
+    counts, last = memory.seat_counts, memory.last_start
+    orders = list(itertools.permutations(sorted(members)))
+    random.Random(label).shuffle(orders)
+    return min(
+        orders,
+        key=lambda o: (counts[o[0]][0], last[o[0]], sum(counts[b][s] for s, b in enumerate(o))),
+    )
+
+
+def swiss_round(
+    bots: Sequence[str],
+    seats: int,
+    round: int,
+    standings: Mapping[str, float],
+    history: Sequence[Pairing],
+    *,
+    seed: str,
+    min_seats: int | None = None,
+    rotations: bool = False,
+) -> SwissRound:
+    """Pair one Swiss round of multiplayer tables.
+
+    ``standings`` are points so far (higher is better; missing bots count 0).  ``history`` is
+    every earlier Pairing; byes are inferred from the rounds in it a bot did not play.  Tables
+    all have ``seats`` seats, unless ``min_seats`` lets the leftover bots form one smaller table.
+    """
+    field = _field(bots)
+    sizes = table_sizes(len(field), seats, min_seats)
+    if round < 1:
+        raise ValueError(f"round must be at least 1, got {round}")
+    memory = _remember(history, field, before=round)
+
+    # Seeded order first, then a stable sort by points: equal scores are ordered by the seed.
+    order = sorted(
+        _shuffled(field, f"{seed}:swiss:{round}:ties"),
+        key=lambda b: -standings.get(b, 0.0),
+    )
+    rank = {bot: i for i, bot in enumerate(order)}
+    # Fewest byes first, so no bot has a second bye before every bot had one; then lowest standing.
+    n_byes = len(field) - sum(sizes)
+    byes = tuple(sorted(field, key=lambda b: (memory.byes[b], -rank[b]))[:n_byes])
+    players = [b for b in order if b not in byes]
+
+    tables = _group(players, sizes, standings, memory)
+    pairings: list[Pairing] = []
+    for table, members in enumerate(tables, start=1):
+        drawn = _seat(members, memory, f"{seed}:swiss:{round}:seats:{table}")
+        deal = f"{seed}:swiss:r{round}-t{table}"
+        turns = range(len(drawn)) if rotations else (0,)
+        pairings.extend(
+            Pairing(
+                id=f"r{round}-t{table}-s{r}",
+                round=round,
+                table=table,
+                seats=_rotate(drawn, r),
+                deal=deal,
+                rotation=r,
+            )
+            for r in turns
+        )
+    return SwissRound(round=round, pairings=tuple(pairings), byes=byes)
