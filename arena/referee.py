@@ -164,7 +164,9 @@ def bot_seed(seed: str, seat: int) -> str:
 
 
 class Seat:
-    """One bot at the table: its sandboxed process, its socket and its standing in the match."""
+    """One bot process at the table: its sandbox, its socket, and its standing in the match.
+
+    ``index`` is the seat it holds in the current match (it may change between matches)."""
 
     def __init__(self, index: int, spec: BotSpec, context: zmq.Context, config: RefereeConfig, workroot: Path) -> None:
         self.index = index
@@ -176,6 +178,7 @@ class Seat:
         self.channel: Channel | None = None
         self.endpoint_dir: Path | None = None
         self.ready = False
+        self.welcomed: tuple[list[str], int] | None = None
         self.hello_name: str | None = None
         self.startup_fault: ProtocolFault | None = None
         self.faults_in_a_row = 0
@@ -195,6 +198,7 @@ class Seat:
     def launch(self) -> None:
         """Bind the private socket and start the bot; faults are kept for :meth:`handshake`."""
         self.ready = False
+        self.welcomed = None
         self.startup_fault = None
         self.endpoint_dir = Path(tempfile.mkdtemp(prefix=f"s{self.index}-", dir=self.workroot))
         endpoint = bot_endpoint(self.endpoint_dir)
@@ -241,6 +245,7 @@ class Seat:
         self.ready = True
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
+        """Tell the bot about the match it plays next: the game, its seat, the names."""
         assert self.channel is not None
         self.channel.send(messages.welcome(game, self.index, names, variants, self.config.limits))
 
@@ -324,6 +329,46 @@ class Referee:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def session(self) -> "Session":
+        """Keep bot processes warm across several matches (e.g. the seat rotations of a table)."""
+        return Session(self)
+
+    def play_match(self, game: Game, config: GameConfig, bots: list[BotSpec], **kwargs: Any) -> MatchReport:
+        """Play one match in a session of its own: every bot is started for it and stopped after."""
+        with self.session() as session:
+            return session.play_match(game, config, bots, **kwargs)
+
+
+class Session:
+    """Bot processes shared by consecutive matches: each bot is started once and restarted only
+    after a fault.  A bot's seat may change from one match to the next (``welcome`` and
+    ``game_start`` say which); two seats of one match never share a process."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self.config = referee.config
+        self.players: dict[tuple[BotSpec, int], Seat] = {}
+        self.workroot = Path(tempfile.mkdtemp(prefix="arena-ref-"))
+        os.chmod(self.workroot, 0o711)  # bots' uids must reach their own socket directory inside
+        self.last_report: dict[tuple[BotSpec, int], GameReport] = {}
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every bot; stderr written after its last game still goes into that game's log."""
+        for key, seat in self.players.items():
+            tail = seat.stop()
+            report = self.last_report.get(key)
+            if tail and report is not None:
+                report.logs[seat.index] = report.logs.get(seat.index, "") + tail
+                report.record["logs"][str(seat.index)] = report.logs[seat.index]
+        self.players.clear()
+        shutil.rmtree(self.workroot, ignore_errors=True)
+
     def play_match(
         self,
         game: Game,
@@ -346,64 +391,58 @@ class Referee:
         game.check_config(config)
         match = Match(game, config, list(done or []))
         names = [b.name for b in bots]
-        workroot = Path(tempfile.mkdtemp(prefix="arena-ref-"))
-        os.chmod(workroot, 0o711)  # bots' uids must reach their own socket directory inside
-        seats = [Seat(i, spec, self.context, self.config, workroot) for i, spec in enumerate(bots)]
+        keys = [(spec, bots[:i].count(spec)) for i, spec in enumerate(bots)]
+        seats = []
+        for index, key in enumerate(keys):
+            if key not in self.players:
+                self.players[key] = Seat(index, key[0], self.referee.context, self.config, self.workroot)
+            seat = self.players[key]
+            seat.index = index
+            seat.faults_in_a_row = 0
+            seat.disqualified = False
+            seats.append(seat)
+        starts_before = [seat.starts for seat in seats]
         reports: list[GameReport] = []
-        try:
-            self._start(seats, game, names, config)
-            while not match.over:
-                index = len(match.results)
-                report = self._play_game(game, match, seats, names, seed=f"{seed}:{index}", game_id=f"{match_id}-g{index}")
-                match.record(_result_of(report))
-                reports.append(report)
-                if on_game is not None:
-                    on_game(report)
-                if not match.over:
-                    self._restart_faulted(seats, game, names, config)
-            for seat in seats:
-                if seat.ready and seat.channel is not None:
-                    seat.channel.send(messages.match_over(match.scores, match.winner))
-        finally:
-            for seat in seats:
-                tail = seat.stop()
-                if tail and reports:  # written after the last game ended: keep it with that game
-                    last = reports[-1]
-                    last.logs[seat.index] = last.logs.get(seat.index, "") + tail
-                    last.record["logs"][str(seat.index)] = last.logs[seat.index]
-            shutil.rmtree(workroot, ignore_errors=True)
+        self._ready(seats, game, names, config)
+        while not match.over:
+            index = len(match.results)
+            report = self._play_game(game, match, seats, names, seed=f"{seed}:{index}", game_id=f"{match_id}-g{index}")
+            match.record(_result_of(report))
+            reports.append(report)
+            for key in keys:
+                self.last_report[key] = report
+            if on_game is not None:
+                on_game(report)
+            if not match.over:
+                self._ready([s for s in seats if not s.disqualified], game, names, config)
+        for seat in seats:
+            if seat.ready and seat.channel is not None:
+                seat.channel.send(messages.match_over(match.scores, match.winner))
         return MatchReport(
             games=reports,
             scores=match.scores,
             winner=match.winner,
             disqualified=[s.index for s in seats if s.disqualified],
-            starts=[s.starts for s in seats],
+            starts=[s.starts - before for s, before in zip(seats, starts_before)],
             hello_names=[s.hello_name for s in seats],
             startup_ms=[s.startup_ms for s in seats],
         )
 
-    # -- match lifecycle ----------------------------------------------------------------------
+    # -- bot lifecycle ------------------------------------------------------------------------
 
-    def _start(self, seats: list[Seat], game: Game, names: list[str], config: GameConfig) -> None:
-        for seat in seats:
-            seat.launch()
-        deadline = time.monotonic() + self.config.limits.startup_ms / 1000
-        for seat in seats:
-            seat.handshake(deadline)
-            if seat.ready:
-                seat.welcome(game.name, names, list(config.variants))
-
-    def _restart_faulted(self, seats: list[Seat], game: Game, names: list[str], config: GameConfig) -> None:
-        """Restart every bot that faulted (and is not disqualified) before the next game."""
-        again = [s for s in seats if not s.ready and not s.disqualified]
-        for seat in again:
+    def _ready(self, seats: list[Seat], game: Game, names: list[str], config: GameConfig) -> None:
+        """(Re)start every bot that is not running, then welcome each to this match."""
+        fresh = [s for s in seats if not s.ready]
+        for seat in fresh:
             seat.stop(reason="restart")
             seat.launch()
         deadline = time.monotonic() + self.config.limits.startup_ms / 1000
-        for seat in again:
+        for seat in fresh:
             seat.handshake(deadline)
-            if seat.ready:
+        for seat in seats:
+            if seat.ready and seat.welcomed != (names, seat.index):
                 seat.welcome(game.name, names, list(config.variants))
+                seat.welcomed = (names, seat.index)
 
     # -- one game -----------------------------------------------------------------------------
 

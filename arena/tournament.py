@@ -13,7 +13,7 @@ import logging
 import multiprocessing
 import queue
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,7 +210,8 @@ class Tournament:
                 tasks.append(task)
         if on_progress:
             on_progress(progress)
-        for kind, payload in execute(tasks, workers, referee_config(self.spec), self.game.name, self.config):
+
+        def on_event(kind: str, payload: Any) -> None:
             if kind == "game":
                 task, report = payload
                 self.store_game(task, report)
@@ -222,6 +223,8 @@ class Tournament:
                 log.error("%s", payload)
             if on_progress:
                 on_progress(progress)
+
+        execute(jobs_of(tasks, workers), workers, referee_config(self.spec), self.game.name, self.config, on_event)
 
     def store_game(self, task: Task, report: GameReport) -> None:
         """Commit one finished game (record, results, faults, stderr logs) in one transaction."""
@@ -281,62 +284,75 @@ def _worker_init(results: Any, config: RefereeConfig) -> None:
     _worker_referee = Referee(config)
 
 
-def _play(referee: Referee, task: Task, game: Game, config: GameConfig, emit: Callable[[str, Any], None]) -> None:
-    def on_game(report: GameReport) -> None:
-        emit("game", (task, report))
+def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
+             emit: Callable[[str, Any], None]) -> None:
+    """Play a job's matches in one session, so its bots are started once for all of them.
 
-    referee.play_match(game, config, list(task.bots), seed=task.seed, match_id=task.match_id,
-                       done=list(task.done), on_game=on_game)
+    Emits ``("game", (task, report))`` as each game ends and ``("match", id)`` or
+    ``("error", text)`` as each match ends; a harness error in one match does not stop the rest.
+    """
+    with referee.session() as session:
+        for task in job:
+            try:
+                session.play_match(game, config, list(task.bots), seed=task.seed, match_id=task.match_id,
+                                   done=list(task.done), on_game=lambda report, t=task: emit("game", (t, report)))
+                emit("match", task.match_id)
+            except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
+                log.exception("match %s failed", task.match_id)
+                emit("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}")
 
 
-def _worker_run(task: Task, game_name: str, config: GameConfig) -> None:
+def _worker_run(job: list[Task], game_name: str, config: GameConfig) -> None:
     assert _worker_referee is not None
-    try:
-        _play(_worker_referee, task, get_game(game_name), config, lambda kind, p: _worker_queue.put((kind, p)))
-        _worker_queue.put(("match", task.match_id))
-    except Exception as exc:  # a harness bug must not stop the tournament: report it, go on
-        log.exception("match %s failed", task.match_id)
-        _worker_queue.put(("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
+    play_job(_worker_referee, job, get_game(game_name), config, lambda kind, p: _worker_queue.put((kind, p)))
 
 
-def execute(tasks: list[Task], workers: int, config: RefereeConfig, game_name: str,
-            game_config: GameConfig) -> Iterator[tuple[str, Any]]:
-    """Play tasks and yield ``("game", (task, report))``, ``("match", id)`` or ``("error", text)``.
+def jobs_of(tasks: list[Task], workers: int) -> list[list[Task]]:
+    """Group the matches of each table (same bots) into one job, so bots stay warm across seat
+    rotations and repetitions; split the largest jobs while there are too few to keep every
+    worker busy."""
+    groups: dict[frozenset[str], list[Task]] = {}
+    for task in tasks:
+        groups.setdefault(frozenset(b.name for b in task.bots), []).append(task)
+    jobs = list(groups.values())
+    while len(jobs) < 2 * workers and any(len(j) > 1 for j in jobs):
+        largest = max(jobs, key=len)
+        jobs.remove(largest)
+        half = len(largest) // 2
+        jobs += [largest[:half], largest[half:]]
+    return jobs
+
+
+def execute(jobs: list[list[Task]], workers: int, config: RefereeConfig, game_name: str,
+            game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
+    """Play the jobs, calling ``on_event`` in this process for each ``("game", (task, report))``,
+    ``("match", id)`` or ``("error", text)`` as soon as it happens.
 
     One worker plays in this process; more use a fork pool (multiprocessing-logging needs fork)
-    and send each game back through a queue as soon as it is over.
+    whose workers send each game back through a queue the moment it is over.
     """
-    if not tasks:
+    if not jobs:
         return
-    game = get_game(game_name)
     if workers <= 1:
-        pending: list[tuple[str, Any]] = []
         with Referee(config) as referee:
-            for task in tasks:
-                try:
-                    _play(referee, task, game, game_config, lambda kind, p: pending.append((kind, p)))
-                    pending.append(("match", task.match_id))
-                except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
-                    log.exception("match %s failed", task.match_id)
-                    pending.append(("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
-                yield from pending
-                pending.clear()
+            for job in jobs:
+                play_job(referee, job, get_game(game_name), game_config, on_event)
         return
     context = multiprocessing.get_context("fork")
     results = context.Queue()
     pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config))
     try:
-        for task in tasks:
-            pool.apply_async(_worker_run, (task, game_name, game_config))
-        finished = 0
-        while finished < len(tasks):
+        for job in jobs:
+            pool.apply_async(_worker_run, (job, game_name, game_config))
+        remaining = sum(len(job) for job in jobs)
+        while remaining:
             try:
                 kind, payload = results.get(timeout=1.0)
             except queue.Empty:
                 continue
             if kind in ("match", "error"):
-                finished += 1
-            yield kind, payload
+                remaining -= 1
+            on_event(kind, payload)
         pool.close()  # close and join (not terminate): every worker's log records arrive
     except BaseException:
         pool.terminate()

@@ -202,3 +202,20 @@ def test_javascript_bot_plays_a_full_game() -> None:
     assert game.faults == [], [f.message for f in game.faults]
     assert report.hello_names[0] == "js-random"
     assert any(d["seat"] == 0 and "ms" in d for d in game.record["decisions"])
+
+
+def test_session_keeps_bots_warm_across_seat_rotations() -> None:
+    """A session plays a table's rotations with one process per bot; seats follow game_start."""
+    game = get_game("reactor")
+    tag = f"tag-{uuid.uuid4().hex}"
+    spy = tagged(zoo("spy"), tag)
+    bots = [spy, tagged(bot_spec(RANDOM, "a"), tag), tagged(bot_spec(RANDOM, "b"), tag)]
+    reports = []
+    with Referee(RefereeConfig(limits=FAST, sandbox_mode=MODE)) as referee, referee.session() as session:
+        for r in range(3):
+            order = bots[r:] + bots[:r]
+            reports.append(session.play_match(game, GameConfig(players=3), order, seed="rot", match_id=f"m{r}"))
+    assert bot_processes(tag) == []
+    assert [sum(m.starts) for m in reports] == [3, 0, 0]  # started once, for the whole session
+    logs = "".join(g.logs.get(s, "") for m in reports for g in m.games for s in range(3))
+    assert logs.count("own observations only: True") == 3 and "False" not in logs
