@@ -15,7 +15,7 @@ install: $(BIN)/python
 	$(BIN)/pip install -q -e .
 
 install-test: $(BIN)/python
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,cluster]'
 
 # The JavaScript example bot needs its zeromq package; skipped (and its test skipped) without npm.
 js:

@@ -284,6 +284,7 @@ def run(
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Matches played in parallel.")] = 1,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "table",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs pip install 'arena[cluster]'.")] = None,
 ) -> None:
     """Run a tournament; an interrupted run resumes where it stopped when run again.
 
@@ -297,14 +298,14 @@ def run(
     if not file.is_file():
         raise UsageError(f"no tournament file at {file}")
     spec = load_tournament(file)
-    if workers > 1:
+    if workers > 1 and cluster is None:
         import multiprocessing_logging
 
         multiprocessing_logging.install_mp_handler()
     with _store(db) as store:
         tournament = Tournament(spec, store, db)
         bar = ProgressBar(enabled=not quiet)
-        outcome = tournament.run(workers=workers, on_progress=bar.update)
+        outcome = tournament.run(workers=workers, on_progress=bar.update, cluster=cluster)
         bar.close()
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}")
@@ -395,6 +396,37 @@ def replay(
         return
     for line in replay_lines(record):
         typer.echo(line)
+
+
+@app.command()
+def bench(
+    quick: Annotated[bool, typer.Option(help="Fewer repetitions and a shorter memory run (a smoke check).")] = False,
+    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
+    memory_games: Annotated[int, typer.Option(min=200, help="Games of the long run of the memory benchmark.")] = 5000,
+    part: Annotated[Optional[list[str]], typer.Option(help="Only these parts: engines, pipe, referee, cpu, harness, memory (repeatable).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+) -> None:
+    """Measure engine speed, the pipe baseline, the referee's round trip, CPU per decision,
+    games/s with 1 and 2 workers, and the coordinator's memory; print ratios from the same run.
+
+    Example: arena bench --quick
+    """
+    from arena.bench import run_all
+    from arena.jsonio import dumps
+
+    parts = tuple(part or ("engines", "pipe", "referee", "cpu", "harness", "memory"))
+    unknown = set(parts) - {"engines", "pipe", "referee", "cpu", "harness", "memory"}
+    if unknown:
+        raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: engines, pipe, referee, cpu, harness, memory)")
+    if sandbox not in ("auto", "strict", "none"):
+        raise UsageError(f"--sandbox must be auto, strict or none, not {sandbox!r}")
+    report = run_all(quick=quick, sandbox_mode=sandbox, memory_games=memory_games, parts=parts,
+                     echo=None if json_out else (lambda line: typer.echo(f"... {line}", err=True)))
+    if json_out:
+        typer.echo(dumps(report.to_json()).decode())
+    else:
+        for line in report.lines():
+            typer.echo(line)
 
 
 @app.command()

@@ -172,14 +172,17 @@ class Tournament:
 
     # -- running ------------------------------------------------------------------------------
 
-    def run(self, *, workers: int = 1, on_progress: Callable[[Progress], None] | None = None) -> TournamentOutcome:
-        """Play everything not yet stored, then finish the tournament and rate it."""
+    def run(self, *, workers: int = 1, on_progress: Callable[[Progress], None] | None = None,
+            cluster: str | None = None) -> TournamentOutcome:
+        """Play everything not yet stored, then finish the tournament and rate it.
+
+        ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.cluster)."""
         progress = Progress()
         errors: list[str] = []
         if self.spec.format == "round-robin":
             pairings = self.round_robin()
             progress.matches_total = len(pairings)
-            self._execute(pairings, workers, progress, on_progress, errors)
+            self._execute(pairings, workers, progress, on_progress, errors, cluster)
         else:
             names = [b.name for b in self.spec.bots]
             rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
@@ -189,7 +192,7 @@ class Tournament:
                 plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
                                    min_seats=self.spec.min_seats, rotations=self.spec.rotations)
                 progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
-                self._execute(list(plan.pairings), workers, progress, on_progress, errors)
+                self._execute(list(plan.pairings), workers, progress, on_progress, errors, cluster)
                 history.extend(plan.pairings)
         if not errors:
             self.store.finish_tournament(self.id)
@@ -197,7 +200,8 @@ class Tournament:
         return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
 
     def _execute(self, pairings: list[Pairing], workers: int, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str]) -> None:
+                 on_progress: Callable[[Progress], None] | None, errors: list[str],
+                 cluster: str | None = None) -> None:
         done = stored_results(self.store, self.id)
         tasks = []
         for pairing in pairings:
@@ -224,7 +228,13 @@ class Tournament:
             if on_progress:
                 on_progress(progress)
 
-        execute(jobs_of(tasks, workers), workers, referee_config(self.spec), self.game.name, self.config, on_event)
+        jobs = jobs_of(tasks, workers)
+        if cluster is not None:
+            from arena.cluster import execute_on_cluster  # Dask is an optional dependency
+
+            execute_on_cluster(jobs, cluster, workers, referee_config(self.spec), self.game.name, self.config, on_event)
+        else:
+            execute(jobs, workers, referee_config(self.spec), self.game.name, self.config, on_event)
 
     def store_game(self, task: Task, report: GameReport) -> None:
         """Commit one finished game (record, results, faults, stderr logs) in one transaction."""

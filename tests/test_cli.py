@@ -93,7 +93,7 @@ def test_unknown_records_are_one_line_and_status_1(tmp_path: Path) -> None:
 
 
 def test_every_command_has_help_with_an_example() -> None:
-    commands = ["selfplay", "play", "check", "run", "ratings", "games", "replay", "bots add"]
+    commands = ["selfplay", "play", "check", "run", "ratings", "games", "replay", "bots add", "bench"]
     for command in commands:
         text = ok(*command.split(), "--help")
         assert "Example" in text, command

@@ -1,0 +1,245 @@
+"""Playing a tournament on a Dask cluster: the same contract as ``tournament.execute``.
+
+Each job (the matches of one table) is one Dask task.  It runs on a worker: the referee and
+the bots run there, and the task returns the events it produced (``("game", (match_id,
+report))``, ``("match", id)``, ``("error", text)``).  The coordinator (this process) replays
+them into ``on_event`` when the future completes, so it stays the only writer to the database.
+
+Exactly once: a game is stored only from a completed future, each future is read once, and a
+game id already replayed in this run is skipped (``Store.add_game`` is idempotent by id as
+well).  The task is pure with respect to the store, so when a worker dies mid-job the
+scheduler runs it again elsewhere (``retries`` covers exceptions too) and its matches are
+played again from the start; the games it had played on the dead worker were never seen here.
+
+Workers need not share the coordinator's filesystem: each bot's file travels with the job and
+is written to a cache directory of the worker's machine (``$TMPDIR/arena-bots-UID``, one file
+per content, shared by its workers), then run from there: Python bots under the worker's own
+interpreter, ``node`` bots under its ``node``.
+
+Running a cluster by hand::
+
+    dask scheduler                                          # on HOST; listens on tcp://HOST:8786
+    dask worker tcp://HOST:8786 --nworkers 2 --nthreads 1   # on each machine that plays
+    arena run tournaments/quickstart-reactor.toml --cluster tcp://HOST:8786 --workers 4
+
+Every worker machine needs the project installed in the Python the worker runs
+(``pip install 'arena[cluster]'``), bubblewrap (``bwrap``) for the sandbox, and ``node`` for
+JavaScript bots.  Keep ``--nthreads 1`` (a match is CPU-bound, and bots die with the thread
+that started them), and give ``--workers`` the cluster's total number of worker processes, so
+the tables are split into enough jobs to keep each of them busy.  ``--cluster local`` starts a
+cluster of ``--workers`` processes on this machine instead.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import logging
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError, UnknownBot
+from arena.games import GameConfig, get_game
+from arena.referee import BotSpec, Referee, RefereeConfig
+from arena.tournament import Task, play_job
+
+log = logging.getLogger("arena.cluster")
+
+# Reruns of a task that raised; a task whose worker died is rerun by the scheduler anyway
+# (up to its ``distributed.scheduler.allowed-failures``).
+RETRIES = 3
+
+
+def _distributed() -> Any:
+    """The ``distributed`` package, or an error that says how to install it."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ArenaError(
+            f"running on a Dask cluster needs dask.distributed ({exc}): pip install 'arena[cluster]'"
+        ) from None
+    return distributed
+
+
+# -- bots travel with their jobs ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShippedBot:
+    """A bot as another machine can run it: its file's bytes and a command template."""
+
+    name: str
+    filename: str
+    content: bytes
+    command: tuple[str, ...]  # "python", "node" and "{file}" as in the registry's templates
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def ship(spec: BotSpec) -> ShippedBot:
+    """Pack a bot run from a file (``registry.materialize``: the file is ``expose[0]``)."""
+    path = Path(spec.expose[0])
+    node = shutil.which("node")
+    runners = {os.path.realpath(sys.executable): "python", str(path): "{file}"}
+    if node is not None:
+        runners[os.path.realpath(node)] = "node"
+    command = tuple(runners.get(word, word) for word in spec.command)
+    return ShippedBot(spec.name, path.name, path.read_bytes(), command, spec.env)
+
+
+def unship(bot: ShippedBot, cache: Path) -> BotSpec:
+    """Write the bot's file into ``cache`` (once per content) and build its command here."""
+    folder = cache / f"{bot.name}-{hashlib.sha256(bot.content).hexdigest()[:12]}"
+    target = folder / bot.filename
+    if not target.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o755)  # a bot's own uid must read it
+        partial = folder / f"{bot.filename}.{os.getpid()}-{threading.get_ident()}.part"  # workers race here
+        partial.write_bytes(bot.content)
+        os.chmod(partial, 0o755 if bot.command == ("{file}",) else 0o644)
+        partial.replace(target)
+    command: list[str] = []
+    for word in bot.command:
+        if word == "python":
+            command.append(os.path.realpath(sys.executable))
+        elif word == "node":
+            node = shutil.which("node")
+            if node is None:
+                raise UnknownBot(f"bot {bot.name!r} is a JavaScript bot but node is not installed on this worker")
+            command.append(os.path.realpath(node))
+        else:
+            command.append(str(target) if word == "{file}" else word)
+    expose = [str(target)]
+    env = []
+    for key, value in bot.env:
+        if key == "NODE_PATH":
+            if not os.path.isdir(value):  # node_modules is not stored: only a shared path works
+                continue
+            expose.append(value)
+        env.append((key, value))
+    return BotSpec(bot.name, tuple(command), tuple(expose), tuple(env))
+
+
+# -- on a worker ----------------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_referees: dict[RefereeConfig, Referee] = {}
+_cache: Path | None = None
+
+
+def _bot_cache() -> Path:
+    """The machine's bot cache for this user; a private one if that path is not safely ours."""
+    path = Path(tempfile.gettempdir()) / f"arena-bots-{os.getuid()}"
+    try:
+        path.mkdir(exist_ok=True)
+        info = path.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():  # not a planted dir or link
+            os.chmod(path, 0o755)  # a bot's own uid must read it
+            return path
+    except OSError:
+        pass
+    private = Path(tempfile.mkdtemp(prefix="arena-bots-"))
+    os.chmod(private, 0o755)
+    atexit.register(shutil.rmtree, private, True)
+    return private
+
+
+def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
+    """This worker process's referee (its own ZeroMQ context) and bot cache, made on first use."""
+    global _cache
+    with _lock:
+        if _cache is None:
+            _cache = _bot_cache()
+        if config not in _referees:
+            _referees[config] = Referee(config)
+        return _referees[config], _cache
+
+
+def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
+                game_name: str, game_config: GameConfig) -> list[tuple[str, Any]]:
+    """The Dask task: play one job here and return its events (games by match id)."""
+    referee, cache = _worker_state(config)
+    here = {spec: unship(bot, cache) for spec, bot in bots}
+    job = [replace(task, bots=tuple(here[b] for b in task.bots)) for task in tasks]
+    events: list[tuple[str, Any]] = []
+
+    def emit(kind: str, payload: Any) -> None:
+        if kind == "game":  # the coordinator has the task; send only what it lacks
+            task, report = payload
+            payload = (task.match_id, report)
+        events.append((kind, payload))
+
+    # Called in the worker's executing thread, which outlives the bots it starts.
+    play_job(referee, job, get_game(game_name), game_config, emit)
+    return events
+
+
+# -- on the coordinator ---------------------------------------------------------------------------
+
+
+def execute_on_cluster(jobs: list[list[Task]], address: str, workers: int, config: RefereeConfig,
+                       game_name: str, game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
+    """Play the jobs on a Dask cluster (``"local"``: a new one of ``workers`` processes here;
+    else a scheduler address), calling ``on_event`` here as each job's future completes."""
+    if not jobs:
+        return
+    distributed = _distributed()
+    cluster = None
+    if address == "local":
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+    try:
+        try:
+            client = distributed.Client(cluster if cluster is not None else address)
+        except (OSError, TimeoutError) as exc:
+            raise ArenaError(f"no Dask scheduler at {address}: {exc}") from None
+        with client:
+            _replay(distributed, client, jobs, config, game_name, game_config, on_event)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: RefereeConfig, game_name: str,
+            game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
+    """Submit every job, then hand each completed job's events to ``on_event`` (games once)."""
+    tasks = {task.match_id: task for job in jobs for task in job}
+    shipped: dict[BotSpec, ShippedBot] = {}
+    futures = {}
+    for job in jobs:
+        bots = []
+        for spec in dict.fromkeys(b for task in job for b in task.bots):
+            if spec not in shipped:
+                shipped[spec] = ship(spec)
+            bots.append((spec, shipped[spec]))
+        # pure=False: a unique key per submission, so no two jobs (or runs) share a result.
+        future = client.submit(play_remote, job, bots, config, game_name, game_config,
+                               pure=False, retries=RETRIES)
+        futures[future] = job
+    log.info("%d jobs submitted to %s", len(futures), client.scheduler.address)
+    replayed: set[str] = set()
+    for future in distributed.as_completed(list(futures)):
+        job = futures.pop(future)
+        try:
+            events = future.result()
+        except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: its matches are missing, the rest go on
+            for task in job:
+                on_event("error", f"match {task.match_id} failed on the cluster: {exc.__class__.__name__}: {exc}")
+            continue
+        finally:
+            future.release()
+        for kind, payload in events:
+            if kind == "game":
+                match_id, report = payload
+                if report.game_id in replayed:
+                    continue
+                replayed.add(report.game_id)
+                payload = (tasks[match_id], report)
+            on_event(kind, payload)

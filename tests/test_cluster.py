@@ -1,0 +1,110 @@
+"""The Dask executor on a real local cluster: same results as the local executor, a killed
+worker's job is rerun and every game stored exactly once, and a clear error without Dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from arena.cluster import ShippedBot, execute_on_cluster, ship, unship  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.games import GameConfig  # noqa: E402
+from arena.referee import BotSpec, RefereeConfig  # noqa: E402
+from arena.storage import Store  # noqa: E402
+from arena.tournament import TournamentOutcome, Tournament  # noqa: E402
+from arena.tournament_file import load_tournament  # noqa: E402
+from test_tournament import random_field, results_of, write  # noqa: E402
+
+
+def run_tournament(tmp_path: Path, text: str, db_name: str, **kwargs) -> TournamentOutcome:
+    db = tmp_path / db_name
+    with Store(str(db)) as store:
+        return Tournament(load_tournament(write(tmp_path, text, f"{db_name}.toml")), store, db).run(**kwargs)
+
+
+def stored_games(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1) as conn:
+            return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet, or busy
+        return 0
+
+
+def test_local_cluster_stores_the_same_results_as_the_local_executor(tmp_path: Path) -> None:
+    text = random_field(4, games=2)
+    alone = run_tournament(tmp_path, text, "alone.db", workers=1)
+    spread = run_tournament(tmp_path, text, "spread.db", workers=2, cluster="local")
+    assert alone.errors == spread.errors == []
+    assert spread.played == alone.played == 24
+    assert results_of(tmp_path / "spread.db") == results_of(tmp_path / "alone.db")
+
+
+def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) -> None:
+    # 4 tables, so 4 jobs of 3 rotations x 12 games for 2 workers: each takes a few seconds, so
+    # the first jobs are stored while the last ones are being played, and one of those is killed.
+    text = random_field(4, games=12, name="kill")
+    assert run_tournament(tmp_path, text, "whole.db", workers=2).errors == []
+    expected = results_of(tmp_path / "whole.db")
+    assert len(expected) == 144
+
+    db = tmp_path / "cut.db"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        outcome: list[TournamentOutcome] = []
+        runner = threading.Thread(target=lambda: outcome.append(
+            run_tournament(tmp_path, text, "cut.db", workers=2, cluster=cluster.scheduler_address)), daemon=True)
+        runner.start()
+        pids = client.run(os.getpid)
+        deadline = time.monotonic() + 60
+        victim = None
+        while victim is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            if stored_games(db):
+                executing = client.run(lambda dask_worker: [ts.key for ts in dask_worker.state.executing])
+                victim = next((address for address, keys in executing.items() if keys), None)
+        assert victim is not None, "no job was being played after the first games were stored"
+        stored_at_kill = stored_games(db)
+        os.kill(pids[victim], signal.SIGKILL)
+        assert runner.is_alive() and 0 < stored_at_kill < len(expected)
+        runner.join(timeout=60)
+        assert not runner.is_alive()
+        assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new one
+        lost = executing[victim][0]
+        moves = [(start, finish) for key, start, finish, *_ in cluster.scheduler.transition_log if key == lost]
+        assert moves.index(("processing", "released")) < moves.index(("processing", "memory"))  # played again
+
+    assert outcome[0].errors == [] and outcome[0].played == len(expected)
+    with sqlite3.connect(db) as conn:
+        counts = conn.execute("SELECT id, COUNT(*) FROM games GROUP BY id").fetchall()
+    assert len(counts) == len(expected) and {n for _, n in counts} == {1}
+    assert results_of(db) == expected
+
+
+def test_missing_dask_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
+    with pytest.raises(ArenaError, match=r"pip install 'arena\[cluster\]'"):
+        execute_on_cluster([[]], "local", 1, RefereeConfig(), "reactor", GameConfig(players=3), lambda *_: None)
+
+
+def test_shipped_bot_runs_from_the_worker_cache(tmp_path: Path) -> None:
+    source = tmp_path / "coordinator" / "bot.py"
+    source.parent.mkdir()
+    source.write_text("print('hi')\n")
+    spec = BotSpec("b", (os.path.realpath(sys.executable), str(source)), (str(source),),
+                   (("NODE_PATH", str(tmp_path / "nowhere")),))
+    packed = ship(spec)
+    assert packed == ShippedBot("b", "bot.py", b"print('hi')\n", ("python", "{file}"), spec.env)
+    here = unship(packed, tmp_path / "worker")
+    assert Path(here.command[1]).read_bytes() == source.read_bytes()
+    assert Path(here.command[1]).is_relative_to(tmp_path / "worker")
+    assert here.expose == (here.command[1],) and here.env == ()  # that node_modules is not here
+    assert unship(packed, tmp_path / "worker") == here
