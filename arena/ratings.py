@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -115,27 +115,28 @@ class SeatResultLike(Protocol):
 
 
 def outcomes_from_results(rows: Iterable[SeatResultLike]) -> list[GameOutcome]:
-    """Group seat rows (in seat order, one game after another) into game outcomes.
+    """Group seat rows (in seat order, one game after another) into game outcomes."""
+    return list(iter_outcomes(rows))
+
+
+def iter_outcomes(rows: Iterable[SeatResultLike]) -> Iterator[GameOutcome]:
+    """:func:`outcomes_from_results` as a stream (a long tournament is rated without a list).
 
     Games where a bot sits at the table twice (self-play) are left out: TrueSkill has no way to
     rate a player against itself.
     """
-    games: list[GameOutcome] = []
     current: str | None = None
     seats: list[SeatResultLike] = []
-
-    def flush() -> None:
-        bots = tuple(r.bot for r in seats)
-        if seats and len(set(bots)) == len(bots):
-            games.append(GameOutcome(bots, tuple(r.place for r in seats), current))
-
     for row in rows:
         if row.game_id != current:
-            flush()
+            bots = tuple(r.bot for r in seats)
+            if seats and len(set(bots)) == len(bots):
+                yield GameOutcome(bots, tuple(r.place for r in seats), current)
             current, seats = row.game_id, []
         seats.append(row)
-    flush()
-    return games
+    bots = tuple(r.bot for r in seats)
+    if seats and len(set(bots)) == len(bots):
+        yield GameOutcome(bots, tuple(r.place for r in seats), current)
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,7 +87,7 @@ def game_result(places: list[int], forfeits: list[int]) -> GameResult:
 def stored_results(store: Store, tournament: str) -> dict[str, dict[int, GameResult]]:
     """Stored game results of a tournament, by match id and game number."""
     seats: dict[str, dict[int, tuple[int, bool]]] = {}
-    for row in store.results(tournament=tournament):
+    for row in store.iter_results(tournament=tournament):
         seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited)
     by_match: dict[str, dict[int, GameResult]] = {}
     for game_id, rows in seats.items():
@@ -262,10 +262,10 @@ class Tournament:
 
     def rate(self) -> list[Any]:
         """Recompute the ratings from every stored game of this tournament and keep the history."""
-        rows = self.store.results(tournament=self.id)
-        outcomes = rating.outcomes_from_results(rows)
-        table = rating.rate(outcomes, rating.make_env())
+        # Two streaming passes over the stored rows: memory does not grow with the tournament.
+        table = rating.rate(rating.iter_outcomes(self.store.iter_results(tournament=self.id)), rating.make_env())
         self.store.save_ratings(self.id, table.history)
+        outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
         return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
 
 
