@@ -158,7 +158,6 @@ def check(
     Example: arena check bots/reactor_strong.py --game reactor
     """
     from arena.check import check_bot
-    from arena.referee import bot_spec
 
     game_obj, _ = _game_config(game, players or 2, None, None)
     report = check_bot(_bot_specs([bot])[0], game_obj.name, players=players,

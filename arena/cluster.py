@@ -46,9 +46,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, UnknownBot
+from arena.errors import ArenaError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
+from arena.registry import runnable
 from arena.tournament import Task, play_job
 
 log = logging.getLogger("arena.cluster")
@@ -97,34 +98,7 @@ def ship(spec: BotSpec) -> ShippedBot:
 def unship(bot: ShippedBot, cache: Path) -> BotSpec:
     """Write the bot's file into ``cache`` (once per content) and build its command here."""
     folder = cache / f"{bot.name}-{hashlib.sha256(bot.content).hexdigest()[:12]}"
-    target = folder / bot.filename
-    if not target.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, 0o755)  # a bot's own uid must read it
-        partial = folder / f"{bot.filename}.{os.getpid()}-{threading.get_ident()}.part"  # workers race here
-        partial.write_bytes(bot.content)
-        os.chmod(partial, 0o755 if bot.command == ("{file}",) else 0o644)
-        partial.replace(target)
-    command: list[str] = []
-    for word in bot.command:
-        if word == "python":
-            command.append(os.path.realpath(sys.executable))
-        elif word == "node":
-            node = shutil.which("node")
-            if node is None:
-                raise UnknownBot(f"bot {bot.name!r} is a JavaScript bot but node is not installed on this worker")
-            command.append(os.path.realpath(node))
-        else:
-            command.append(str(target) if word == "{file}" else word)
-    expose = [str(target)]
-    env = []
-    for key, value in bot.env:
-        if key == "NODE_PATH":
-            if not os.path.isdir(value):  # node_modules is not stored: only a shared path works
-                continue
-            expose.append(value)
-        env.append((key, value))
-    return BotSpec(bot.name, tuple(command), tuple(expose), tuple(env))
+    return runnable(bot.name, bot.filename, lambda: bot.content, bot.command, folder, bot.env)
 
 
 # -- on a worker ----------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,36 +46,51 @@ def register(store: Store, path: str | Path, *, name: str, game: str,
 
 def materialize(store: Store, version: BotVersion, cache: Path) -> BotSpec:
     """A runnable :class:`BotSpec` for a stored version (its file written once into ``cache``)."""
+    env: list[tuple[str, str]] = []
+    source = version.check_report.get("source")
+    if "node" in version.command and source:
+        # A JavaScript bot's packages stay where it was registered from (node_modules is not stored).
+        env.append(("NODE_PATH", str(Path(source).parent / "node_modules")))
     folder = cache / f"{version.name}-v{version.version}-{version.sha256[:12]}"
-    target = folder / version.filename
+    return runnable(version.name, version.filename, lambda: store.bot_content(version.id),
+                    version.command, folder, env)
+
+
+def runnable(name: str, filename: str, content: Callable[[], bytes], command: Sequence[str], folder: Path,
+             env: Sequence[tuple[str, str]] = ()) -> BotSpec:
+    """Write a bot's file into ``folder`` (once; safe when processes race) and build its command
+    on this machine: ``python`` and ``node`` become this machine's interpreters, ``{file}`` the
+    file.  An environment entry naming a directory (``NODE_PATH``) is kept, and exposed to the
+    bot, only if that directory exists here."""
+    target = folder / filename
     if not target.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        partial = folder / (version.filename + ".part")
-        partial.write_bytes(store.bot_content(version.id))
-        os.chmod(partial, 0o755 if version.command == ["{file}"] else 0o644)
+        partial = folder / f"{filename}.{os.getpid()}-{threading.get_ident()}.part"
+        partial.write_bytes(content())
+        os.chmod(partial, 0o755 if list(command) == ["{file}"] else 0o644)
         partial.replace(target)
-    os.chmod(cache, 0o755)
-    os.chmod(folder, 0o755)
-    command: list[str] = []
-    env: list[tuple[str, str]] = []
-    expose = [str(target)]
-    for word in version.command:
+    for directory in (folder.parent, folder):
+        os.chmod(directory, 0o755)  # the bot's own uid must read its file
+    argv: list[str] = []
+    for word in command:
         if word == "python":
-            command.append(os.path.realpath(sys.executable))
+            argv.append(os.path.realpath(sys.executable))
         elif word == "node":
             node = shutil.which("node")
             if node is None:
-                raise UnknownBot(f"bot {version.name!r} is a JavaScript bot but node is not installed")
-            command.append(os.path.realpath(node))
-            # Its packages stay where it was registered from (node_modules is not stored).
-            source = version.check_report.get("source")
-            modules = Path(source).parent / "node_modules" if source else None
-            if modules is not None and modules.is_dir():
-                env.append(("NODE_PATH", str(modules)))
-                expose.append(str(modules))
+                raise UnknownBot(f"bot {name!r} is a JavaScript bot but node is not installed here")
+            argv.append(os.path.realpath(node))
         else:
-            command.append(str(target) if word == "{file}" else word)
-    return BotSpec(version.name, tuple(command), tuple(expose), tuple(env))
+            argv.append(str(target) if word == "{file}" else word)
+    expose = [str(target)]
+    kept = []
+    for key, value in env:
+        if key == "NODE_PATH":
+            if not os.path.isdir(value):
+                continue
+            expose.append(value)
+        kept.append((key, value))
+    return BotSpec(name, tuple(argv), tuple(expose), tuple(kept))
 
 
 def cache_dir(db_path: str | Path) -> Path:
