@@ -488,7 +488,7 @@ def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: in
         report.cpu = cpu_per_decision(2 if quick else 5, 10 if quick else 45, 1 if quick else 3, sandbox_mode)
         say("cpu done")
     if "harness" in parts:
-        report.harness = harness_throughput(3 if quick else 10, 1 if quick else 3, sandbox_mode)
+        report.harness = harness_throughput(3 if quick else 25, 1 if quick else 3, sandbox_mode)
         say("harness done")
     if "memory" in parts:
         report.memory = coordinator_memory((100, 400 if quick else memory_games), sandbox_mode)
