@@ -286,14 +286,20 @@ def _match_cpu(games: int, sandbox_mode: str, queue: Any) -> None:
     queue.put((own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, decisions, asked, starts))
 
 
-def _cpu_run(games: int, sandbox_mode: str) -> tuple[float, int, int, int]:
+def in_child(target: Any, *args: Any) -> Any:
+    """Run ``target(*args, queue)`` in a fresh forked process and return what it puts on the
+    queue: its resource usage is then its own, not this process's."""
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_match_cpu, args=(games, sandbox_mode, queue))
+    proc = ctx.Process(target=target, args=(*args, queue))
     proc.start()
     result = queue.get()
     proc.join()
     return result
+
+
+def _cpu_run(games: int, sandbox_mode: str) -> tuple[float, int, int, int]:
+    return in_child(_match_cpu, games, sandbox_mode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +337,7 @@ def _tournament_file(folder: Path, name: str, bots: int, seats: int, games: int,
     return path
 
 
-def _run_tournament(file: Path, db: Path, workers: int, queue: Any, count_starts: bool) -> None:
+def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool, queue: Any) -> None:
     """Child process: run a tournament as `arena run` does; report wall time, games and peak RSS."""
     from arena.storage import Store
     from arena.tournament import Tournament
@@ -353,13 +359,7 @@ def _run_tournament(file: Path, db: Path, workers: int, queue: Any, count_starts
 
 def run_tournament(file: Path, db: Path, workers: int, count_starts: bool = False) -> tuple[float, int, int, int]:
     """Run a tournament in a fresh child process: (seconds, games, peak RSS in KB, bot starts)."""
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_run_tournament, args=(file, db, workers, queue, count_starts))
-    proc.start()
-    result = queue.get()
-    proc.join()
-    return result
+    return in_child(_run_tournament, file, db, workers, count_starts)
 
 
 @dataclass(frozen=True, slots=True)
