@@ -182,6 +182,7 @@ class Seat:
         self.welcomed: tuple[list[str], int] | None = None
         self.hello_name: str | None = None
         self.startup_fault: ProtocolFault | None = None
+        self.startup_log = ""  # stderr of a bot that failed to start, for the next game's log
         self.faults_in_a_row = 0
         self.disqualified = False
         self.starts = 0
@@ -240,6 +241,8 @@ class Seat:
                 self.channel.send(messages.error(fault.kind, fault.fault.message))
             else:  # whatever went wrong, the bot never became ready: a start-up fault
                 self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
+            # Stop it now (a hung bot must not linger while the others play); keep what it said.
+            self.startup_log += self.stop(reason="startup")
             return
         self.hello_name = hello.name
         self.startup_ms = int((time.monotonic() - self.launched) * 1000)
@@ -475,6 +478,7 @@ class Session:
                                          "disqualified from this match after faults in several games in a row")
             elif seat.startup_fault is not None:
                 seat.fault = FaultRecord(seat.index, seat.spec.name, seat.startup_fault.kind.value, seat.startup_fault.fault.message)
+                logs[seat.index], seat.startup_log = seat.startup_log, ""
             elif seat.ready:
                 seat.channel.send(messages.game_start(  # type: ignore[union-attr]
                     game_id, index, seat.index, config.to_json(), match.scores, bot_seed(seed, seat.index)))

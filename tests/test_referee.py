@@ -219,3 +219,8 @@ def test_session_keeps_bots_warm_across_seat_rotations() -> None:
     assert [sum(m.starts) for m in reports] == [3, 0, 0]  # started once, for the whole session
     logs = "".join(g.logs.get(s, "") for m in reports for g in m.games for s in range(3))
     assert logs.count("own observations only: True") == 3 and "False" not in logs
+
+
+def test_startup_failure_is_logged_with_its_game() -> None:
+    report = play(zoo("crash_start"))
+    assert "giving up at once" in report.games[0].logs[0]
