@@ -31,10 +31,8 @@ class ProgressBar:
         bar = "#" * filled + "." * (self.width - filled)
         elapsed = time.monotonic() - p.started
         left = "?"
-        played_matches = p.matches_done - (p.matches_done and 0)
-        if p.games_done and played_matches:
-            per_match = elapsed / max(played_matches, 1)
-            left = _clock(per_match * max(p.matches_total - p.matches_done, 0))
+        if p.matches_played:  # time per match played in this run, not counting stored ones
+            left = _clock(elapsed / p.matches_played * max(p.matches_total - p.matches_done, 0))
         return (f"[{bar}] {p.matches_done}/{p.matches_total} matches, {p.games_done} games "
                 f"({p.games_skipped} already stored), {p.rate:.1f} games/s, {left} left")
 

@@ -50,6 +50,7 @@ class Progress:
 
     matches_total: int = 0
     matches_done: int = 0
+    matches_played: int = 0  # of matches_done, those played in this run (not found stored)
     games_done: int = 0
     games_skipped: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -222,7 +223,9 @@ class Tournament:
                 progress.games_done += 1
             elif kind == "match":
                 progress.matches_done += 1
+                progress.matches_played += 1
             else:
+                progress.matches_done += 1  # a failed match is over too (a rerun retries it)
                 errors.append(payload)
                 log.error("%s", payload)
             if on_progress:
