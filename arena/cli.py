@@ -297,6 +297,11 @@ def run(
     if not file.is_file():
         raise UsageError(f"no tournament file at {file}")
     spec = load_tournament(file)
+    import logging
+
+    # Warnings from the referee (faults, disqualifications) go to stderr; with several workers
+    # multiprocessing-logging carries the workers' records to this process's handler.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if workers > 1 and cluster is None:
         import multiprocessing_logging
 

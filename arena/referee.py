@@ -489,7 +489,8 @@ class Session:
             record = FaultRecord(seat.index, seat.spec.name, fault.kind.value, fault.fault.message, number)
             seat.fault = record
             faults.append(record)
-            log.info("%s (seat %d) faulted: %s: %s", seat.spec.name, seat.index, fault.kind.value, fault.fault.message)
+            log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, seat.index, game_id,
+                        fault.kind.value, fault.fault.message)
             if seat.channel is not None:
                 seat.channel.send(messages.error(fault.kind, fault.fault.message))
             logs[seat.index] = logs.get(seat.index, "") + seat.stop(reason="fault")

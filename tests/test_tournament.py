@@ -149,3 +149,18 @@ def test_swiss_tournament_runs_and_resumes(tmp_path: Path) -> None:
         assert outcome.played == 6
         assert sum(r.games for r in outcome.leaderboard) == 18
         assert Tournament(spec, store, db).run(workers=1).played == 0
+
+
+def test_worker_logs_reach_the_coordinator(tmp_path: Path) -> None:
+    """With several workers, the referee's warnings (here: a bot's faults) are gathered on stderr
+    through multiprocessing-logging."""
+    crash = ROOT / "tests" / "bots" / "zoo_crash_mid.py"
+    text = random_field(3, name="logs") + f'[[bots]]\nname = "crasher"\npath = "{crash}"\n'
+    spec_file = write(tmp_path, text)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([*ARENA, "run", str(spec_file), "--db", str(tmp_path / "l.db"), "--workers", "2", "--quiet"],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "crasher" in line and "faulted" in line]
+    assert len(warnings) == 9, result.stderr  # 3 tables with the crasher, 3 rotations each
+    assert all("crash" in line for line in warnings)
