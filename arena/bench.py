@@ -266,14 +266,20 @@ def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = 
 # -- CPU per decision over whole games ------------------------------------------------------------
 
 
-def _match_cpu(games: int, sandbox_mode: str, queue: Any) -> None:
-    """Child process: play ``games`` 4-player Reactor games in one session; report CPU and counts."""
+def session_cpu(games: int, sandbox_mode: str, bot: Path = RANDOM_BOT) -> tuple[float, float, int, int, int]:
+    """Play ``games`` 4-player Reactor games in one session of four copies of ``bot``.
+
+    Returns (referee CPU, bots' CPU, decisions, decisions that needed a round trip, bot starts).
+    The referee's CPU is this whole process's (its ZeroMQ threads included), so run it in a
+    fresh child (:func:`in_child`).
+    """
     from arena.games import get_game
     from arena.referee import Referee, RefereeConfig, bot_spec
 
     game = get_game("reactor")
-    bots = [bot_spec(str(RANDOM_BOT), f"r{i}") for i in range(4)]
+    bots = [bot_spec(str(bot), f"r{i}") for i in range(4)]
     decisions = asked = starts = 0
+    before = _cpu_self()
     with Referee(RefereeConfig(sandbox_mode=sandbox_mode)) as referee, referee.session() as session:
         for g in range(games):
             report = session.play_match(game, GameConfig(players=4), bots, seed=f"cpu:{g}", match_id=f"m{g}")
@@ -281,9 +287,19 @@ def _match_cpu(games: int, sandbox_mode: str, queue: Any) -> None:
                 decisions += len(r.record["decisions"])
                 asked += sum("ms" in d for d in r.record["decisions"])
             starts += sum(report.starts)
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the bots, reaped when the session closed
-    queue.put((own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, decisions, asked, starts))
+        # The bots' CPU is read from /proc while they still run: a bot under bubblewrap is
+        # reaped inside its PID namespace, so its time never reaches RUSAGE_CHILDREN here.
+        # Children that already ended (none, unless a bot was restarted) are in RUSAGE_CHILDREN.
+        bots_cpu = _proc_cpu([pid for pid in _descendants(os.getpid()) if pid != os.getpid()])
+        ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+        bots_cpu += ended.ru_utime + ended.ru_stime
+        referee_cpu = _cpu_self() - before
+    return referee_cpu, bots_cpu, decisions, asked, starts
+
+
+def _match_cpu(games: int, sandbox_mode: str, queue: Any) -> None:
+    referee_cpu, bots_cpu, decisions, asked, starts = session_cpu(games, sandbox_mode)
+    queue.put((referee_cpu + bots_cpu, decisions, asked, starts))
 
 
 def in_child(target: Any, *args: Any) -> Any:
