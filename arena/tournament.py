@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import affinity
 from arena import ratings as rating
 from arena.errors import ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
@@ -289,10 +290,15 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_init(results: Any, config: RefereeConfig) -> None:
-    """Runs once in each worker after the fork: its own ZeroMQ context, its own referee."""
+def _worker_init(results: Any, config: RefereeConfig, started: Any, cpus: list[int | None]) -> None:
+    """Runs once in each worker after the fork: its own CPU (when there are enough), its own
+    ZeroMQ context, its own referee."""
     global _worker_queue, _worker_referee
     _die_with_parent()
+    with started.get_lock():
+        index = started.value
+        started.value += 1
+    affinity.pin(cpus[index % len(cpus)])  # before the referee's I/O thread starts
     _worker_queue = results
     _worker_referee = Referee(config)
 
@@ -342,18 +348,24 @@ def execute(jobs: list[list[Task]], workers: int, config: RefereeConfig, game_na
     ``("match", id)`` or ``("error", text)`` as soon as it happens.
 
     One worker plays in this process; more use a fork pool (multiprocessing-logging needs fork)
-    whose workers send each game back through a queue the moment it is over.
+    whose workers send each game back through a queue the moment it is over.  Each worker keeps
+    to one CPU with its bots (:mod:`arena.affinity`).
     """
     if not jobs:
         return
     if workers <= 1:
-        with Referee(config) as referee:
-            for job in jobs:
-                play_job(referee, job, get_game(game_name), game_config, on_event)
+        mask = affinity.pin(affinity.worker_cpus(1)[0])
+        try:
+            with Referee(config) as referee:
+                for job in jobs:
+                    play_job(referee, job, get_game(game_name), game_config, on_event)
+        finally:
+            affinity.restore(mask)
         return
     context = multiprocessing.get_context("fork")
     results = context.Queue()
-    pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config))
+    started = context.Value("i", 0)
+    pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config, started, affinity.worker_cpus(workers)))
     try:
         for job in jobs:
             pool.apply_async(_worker_run, (job, game_name, game_config))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import affinity
 from arena.errors import ConfigError
 from arena.storage import Store
 from arena.tournament import Tournament
@@ -164,3 +166,38 @@ def test_worker_logs_reach_the_coordinator(tmp_path: Path) -> None:
     warnings = [line for line in result.stderr.splitlines() if "crasher" in line and "faulted" in line]
     assert len(warnings) == 9, result.stderr  # 3 tables with the crasher, 3 rotations each
     assert all("crash" in line for line in warnings)
+
+
+@pytest.mark.skipif(len(affinity.available_cpus()) < 2, reason="needs two CPUs")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_worker_keeps_its_table_on_one_cpu(tmp_path: Path, workers: int) -> None:
+    """A table is sequential: its referee and bots share one CPU (cheap wake-ups); with two
+    workers, the two tables in flight use two different CPUs."""
+    reporter = ROOT / "tests" / "bots" / "affinity_reporter.py"
+    bots = "".join(f'[[bots]]\nname = "a{i}"\npath = "{reporter}"\n' for i in range(4))
+    spec = write(tmp_path, f'name = "pin"\ngame = "reactor"\nseats = 2\ngames = 1\nseed = 3\n'
+                           f'[sandbox]\nmode = "none"\n{bots}')
+    db = tmp_path / "arena.db"
+    before = affinity.available_cpus()
+    with Store(str(db)) as store:
+        outcome = Tournament(load_tournament(spec), store, db).run(workers=workers)
+        assert outcome.errors == [] and outcome.played == 12
+        seen: set[int] = set()
+        for game in store.games(tournament="pin", limit=100):
+            logs = store.logs(game.id)
+            assert len(logs) == 2
+            for text in logs.values():
+                masks = {line for line in text.splitlines() if line.startswith("cpus=")}
+                assert len(masks) == 1, text
+                cpus = json.loads(masks.pop()[len("cpus="):])
+                assert len(cpus) == 1
+                seen.update(cpus)
+    assert len(seen) == workers
+    assert affinity.available_cpus() == before  # one worker pins this process only while it plays
+
+
+def test_no_pinning_when_workers_outnumber_cpus() -> None:
+    n = len(affinity.available_cpus())
+    assert affinity.worker_cpus(n + 1) == [None] * (n + 1)
+    if n >= 2:
+        assert sorted(affinity.worker_cpus(n)) == affinity.available_cpus()
