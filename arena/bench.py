@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import affinity
 from arena.games import REGISTRY, GameConfig, SeededChance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -386,20 +387,24 @@ class Throughput:
     bot_starts: int
 
 
-def harness_throughput(games_per_rotation: int = 10, repeats: int = 3, sandbox_mode: str = "auto") -> list[Throughput]:
-    """Games/s of a real tournament (4 random bots at a 4-seat table, every rotation), 1 and 2 workers."""
-    out = []
+def harness_throughput(games_per_rotation: int = 10, repeats: int = 3,
+                       sandbox_mode: str = "auto") -> tuple[list[Throughput], float]:
+    """Games/s of a real tournament (4 random bots at a 4-seat table, every rotation) with 1 and
+    2 workers, and the median of the 2-worker/1-worker ratios of back-to-back pairs of runs (on
+    a shared machine, a pair sees the same background load; separate medians would not)."""
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    starts = {1: 0, 2: 0}
+    games = {1: 0, 2: 0}
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         folder = Path(tmp)
-        for workers in (1, 2):
-            rates, starts, games = [], 0, 0
-            for r in range(repeats):
+        for r in range(repeats):
+            for workers in (1, 2):
                 file = _tournament_file(folder, f"w{workers}r{r}", 4, 4, games_per_rotation, sandbox_mode)
-                seconds, played, _, starts = run_tournament(file, folder / f"w{workers}r{r}.db", workers, True)
-                rates.append(played / seconds)
-                games = played
-            out.append(Throughput(workers, statistics.median(rates), games, starts))
-    return out
+                seconds, played, _, starts[workers] = run_tournament(file, folder / f"w{workers}r{r}.db", workers, True)
+                rates[workers].append(played / seconds)
+                games[workers] = played
+    out = [Throughput(w, statistics.median(rates[w]), games[w], starts[w]) for w in (1, 2)]
+    return out, statistics.median(two / one for one, two in zip(rates[1], rates[2]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,6 +437,8 @@ class BenchReport:
     referee: RoundTrip | None = None
     cpu: CpuPerDecision | None = None
     harness: list[Throughput] = field(default_factory=list)
+    two_vs_one: float | None = None  # median ratio of back-to-back pairs
+    pinned: bool = True
     memory: list[MemoryUse] = field(default_factory=list)
 
     def ratios(self) -> dict[str, float]:
@@ -442,8 +449,8 @@ class BenchReport:
         if self.pipe and self.cpu:
             out["cpu_per_decision_vs_pipe"] = self.cpu.per_decision_us / self.pipe.cpu_us
             out["cpu_per_round_trip_vs_pipe"] = self.cpu.per_round_trip_us / self.pipe.cpu_us
-        if len(self.harness) == 2:
-            out["two_workers_vs_one"] = self.harness[1].games_per_s / self.harness[0].games_per_s
+        if self.two_vs_one is not None:
+            out["two_workers_vs_one"] = self.two_vs_one
         if len(self.memory) == 2:
             out["memory_long_vs_short"] = self.memory[1].peak_rss_mb / self.memory[0].peak_rss_mb
         return out
@@ -452,10 +459,15 @@ class BenchReport:
         return {**{k: v for k, v in asdict(self).items()}, "ratios": self.ratios()}
 
     def lines(self) -> list[str]:
-        out = ["in-process engines (random playouts, one core):",
-               f"  {'game':<12}{'seats':>6}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}"]
+        out = []
+        if self.engines:
+            out += ["in-process engines (random playouts, one core):",
+                    f"  {'game':<12}{'seats':>6}{'games/s':>10}{'decisions/s':>14}{'decisions/game':>16}"]
         out += [f"  {e.game:<12}{e.players:>6}{e.games_per_s:>10.0f}{e.decisions_per_s:>14.0f}{e.decisions_per_game:>16.1f}"
                 for e in self.engines]
+        if self.pipe or self.referee or self.cpu:
+            out.append("(b), (c), (e) " + ("pinned to one CPU, as a tournament worker is" if self.pinned
+                                           else "not pinned (--no-pin)"))
         if self.pipe:
             out.append(f"(b) baseline, {self.pipe.name}: {self.pipe.latency_us:.1f} µs, CPU {self.pipe.cpu_us:.1f} µs")
         if self.pipe_bytes:
@@ -483,7 +495,7 @@ class BenchReport:
 
 def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: int = 5000,
             parts: tuple[str, ...] = ("engines", "pipe", "referee", "cpu", "harness", "memory"),
-            echo: Any = None) -> BenchReport:
+            echo: Any = None, pin: bool = True) -> BenchReport:
     """Every benchmark in one run (``quick``: fewer repetitions, for a smoke check)."""
     report = BenchReport()
     reps = 3 if quick else 5
@@ -493,18 +505,25 @@ def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: in
         report.engines = engine_table(sizes, games=50 if quick else 200, repeats=reps)
         say("engines done")
     count = 1000 if quick else 5000
-    if "pipe" in parts:
-        report.pipe = pipe_echo(count, reps, "json")
-        report.pipe_bytes = pipe_echo(count, reps, "bytes")
-        say("pipe done")
-    if "referee" in parts:
-        report.referee = referee_round_trip(count, reps, sandbox_mode)
-        say("referee done")
-    if "cpu" in parts:
-        report.cpu = cpu_per_decision(2 if quick else 5, 10 if quick else 45, 1 if quick else 3, sandbox_mode)
-        say("cpu done")
+    # (b), (c) and (e) run on one CPU, as a tournament worker and its bots do (arena.affinity):
+    # the baseline gets the same treatment, so the ratios compare like with like.
+    report.pinned = pin
+    mask = affinity.pin(affinity.worker_cpus(1)[0]) if pin else None
+    try:
+        if "pipe" in parts:
+            report.pipe = pipe_echo(count, reps, "json")
+            report.pipe_bytes = pipe_echo(count, reps, "bytes")
+            say("pipe done")
+        if "referee" in parts:
+            report.referee = referee_round_trip(count, reps, sandbox_mode)
+            say("referee done")
+        if "cpu" in parts:
+            report.cpu = cpu_per_decision(2 if quick else 5, 10 if quick else 45, 1 if quick else 3, sandbox_mode)
+            say("cpu done")
+    finally:
+        affinity.restore(mask)
     if "harness" in parts:
-        report.harness = harness_throughput(3 if quick else 25, 1 if quick else 3, sandbox_mode)
+        report.harness, report.two_vs_one = harness_throughput(3 if quick else 25, 1 if quick else 5, sandbox_mode)
         say("harness done")
     if "memory" in parts:
         report.memory = coordinator_memory((100, 400 if quick else memory_games), sandbox_mode)

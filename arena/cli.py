@@ -408,6 +408,7 @@ def bench(
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
     memory_games: Annotated[int, typer.Option(min=200, help="Games of the long run of the memory benchmark.")] = 5000,
     part: Annotated[Optional[list[str]], typer.Option(help="Only these parts: engines, pipe, referee, cpu, harness, memory (repeatable).")] = None,
+    pin: Annotated[bool, typer.Option(help="Run the round trips on one CPU, as tournament workers do (--no-pin: let the OS place them).")] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
 ) -> None:
     """Measure engine speed, the pipe baseline, the referee's round trip, CPU per decision,
@@ -424,7 +425,7 @@ def bench(
         raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: engines, pipe, referee, cpu, harness, memory)")
     if sandbox not in ("auto", "strict", "none"):
         raise UsageError(f"--sandbox must be auto, strict or none, not {sandbox!r}")
-    report = run_all(quick=quick, sandbox_mode=sandbox, memory_games=memory_games, parts=parts,
+    report = run_all(quick=quick, sandbox_mode=sandbox, memory_games=memory_games, parts=parts, pin=pin,
                      echo=None if json_out else (lambda line: typer.echo(f"... {line}", err=True)))
     if json_out:
         typer.echo(dumps(report.to_json()).decode())
