@@ -97,13 +97,20 @@ class RatingTable:
 def rate(games: Iterable[GameOutcome], env: trueskill.TrueSkill) -> RatingTable:
     """Replay the games in order through TrueSkill; a new bot starts at the env's prior."""
     table = RatingTable(env)
+    table.history.extend(rate_points(games, table))
+    return table
+
+
+def rate_points(games: Iterable[GameOutcome], table: RatingTable) -> Iterator[HistoryPoint]:
+    """:func:`rate` as a stream: update ``table.ratings`` game by game and yield each new
+    point instead of keeping it, so a long tournament's history goes to storage without a list."""
+    env = table.env
     for seq, game in enumerate(games, start=1):
         before = [table.ratings.get(bot) or env.create_rating() for bot in game.bots]
         after = env.rate([(r,) for r in before], ranks=[p - 1 for p in game.places])
         for bot, (rating,) in zip(game.bots, after):
             table.ratings[bot] = rating
-            table.history.append(HistoryPoint(seq, game.game_id, bot, rating.mu, rating.sigma))
-    return table
+            yield HistoryPoint(seq, game.game_id, bot, rating.mu, rating.sigma)
 
 
 class SeatResultLike(Protocol):

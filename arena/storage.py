@@ -765,7 +765,7 @@ class Store:
 
     def save_ratings(self, tournament_id: str, history: Iterable[RatingPointLike]) -> None:
         """Replace the stored rating history of one tournament (or any label of a pool of games)."""
-        rows = [(tournament_id, p.seq, p.bot, p.game_id, float(p.mu), float(p.sigma)) for p in history]
+        rows = ((tournament_id, p.seq, p.bot, p.game_id, float(p.mu), float(p.sigma)) for p in history)  # streamed
         try:
             with self._write():
                 self.db.execute("DELETE FROM ratings WHERE tournament_id = ?", [tournament_id])
