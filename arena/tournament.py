@@ -9,11 +9,12 @@ an interrupted tournament resumes where it stopped.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import multiprocessing
 import queue
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, Referee, RefereeConfig
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
-from arena.scheduling import Pairing, round_robin, swiss_round, swiss_rounds_needed
+from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
 from arena.storage import FaultRow, GameRow, Store, seat_results
 from arena.tournament_file import TournamentSpec
 from protocol.messages import Limits
@@ -157,9 +158,10 @@ class Tournament:
         bots = tuple(self.versions[name] for name in pairing.seats)
         return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results)
 
-    def round_robin(self) -> list[Pairing]:
-        return round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
-                           rotations=self.spec.rotations, seed=self.spec.seed)
+    def round_robin(self) -> Iterator[Pairing]:
+        """Table by table, made as consumed (see :func:`arena.scheduling.iter_round_robin`)."""
+        return iter_round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
+                                rotations=self.spec.rotations, seed=self.spec.seed)
 
     def standings(self, pairings: Iterable[Pairing]) -> dict[str, float]:
         """Swiss points so far: per game, 1 for first down to 0 for last (ties share)."""
@@ -182,9 +184,9 @@ class Tournament:
         progress = Progress()
         errors: list[str] = []
         if self.spec.format == "round-robin":
-            pairings = self.round_robin()
-            progress.matches_total = len(pairings)
-            self._execute(pairings, workers, progress, on_progress, errors, cluster)
+            progress.matches_total = schedule_size("round_robin", len(self.spec.bots), self.spec.seats,
+                                                   self.spec.games, rotations=self.spec.rotations)
+            self._execute(self.round_robin(), workers, progress, on_progress, errors, cluster)
         else:
             names = [b.name for b in self.spec.bots]
             rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
@@ -201,21 +203,25 @@ class Tournament:
         board = self.rate()
         return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
 
-    def _execute(self, pairings: list[Pairing], workers: int, progress: Progress,
+    def _execute(self, pairings: Iterable[Pairing], workers: int, progress: Progress,
                  on_progress: Callable[[Progress], None] | None, errors: list[str],
                  cluster: str | None = None) -> None:
         done = stored_results(self.store, self.id)
-        tasks = []
-        for pairing in pairings:
-            task = self._task(pairing, done)
-            if task is None:
-                progress.matches_done += 1
-                progress.games_skipped += len(done.get(f"{self.id}/{pairing.id}", {}))
-            else:
-                progress.games_skipped += len(task.done)
-                tasks.append(task)
         if on_progress:
             on_progress(progress)
+
+        def tasks() -> Iterator[Task]:
+            """The pairings still to play, as tasks; stored matches are counted and skipped."""
+            for pairing in pairings:
+                task = self._task(pairing, done)
+                if task is None:
+                    progress.matches_done += 1
+                    progress.games_skipped += len(done.get(f"{self.id}/{pairing.id}", {}))
+                else:
+                    progress.games_skipped += len(task.done)
+                    yield task
+            if on_progress:
+                on_progress(progress)
 
         def on_event(kind: str, payload: Any) -> None:
             if kind == "game":
@@ -232,11 +238,12 @@ class Tournament:
             if on_progress:
                 on_progress(progress)
 
-        jobs = jobs_of(tasks, workers)
+        jobs = iter_jobs(tasks(), job_size(progress.matches_total, workers))
         if cluster is not None:
             from arena.cluster import execute_on_cluster  # Dask is an optional dependency
 
-            execute_on_cluster(jobs, cluster, workers, referee_config(self.spec), self.game.name, self.config, on_event)
+            execute_on_cluster(list(jobs), cluster, workers, referee_config(self.spec), self.game.name, self.config,
+                               on_event)
         else:
             execute(jobs, workers, referee_config(self.spec), self.game.name, self.config, on_event)
 
@@ -267,8 +274,9 @@ class Tournament:
     def rate(self) -> list[Any]:
         """Recompute the ratings from every stored game of this tournament and keep the history."""
         # Two streaming passes over the stored rows: memory does not grow with the tournament.
-        table = rating.rate(rating.iter_outcomes(self.store.iter_results(tournament=self.id)), rating.make_env())
-        self.store.save_ratings(self.id, table.history)
+        table = rating.RatingTable(rating.make_env())
+        outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
+        self.store.save_ratings(self.id, rating.rate_points(outcomes, table))
         outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
         return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
 
@@ -323,60 +331,85 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
 
 def _worker_run(job: list[Task], game_name: str, config: GameConfig) -> None:
     assert _worker_referee is not None
-    play_job(_worker_referee, job, get_game(game_name), config, lambda kind, p: _worker_queue.put((kind, p)))
+    try:
+        play_job(_worker_referee, job, get_game(game_name), config, lambda kind, p: _worker_queue.put((kind, p)))
+    finally:
+        _worker_queue.put(("job", None))  # after the job's own events: the queue keeps one worker's order
 
 
-def jobs_of(tasks: list[Task], workers: int) -> list[list[Task]]:
-    """Group the matches of each table (same bots) into one job, so bots stay warm across seat
-    rotations and repetitions; split the largest jobs while there are too few to keep every
-    worker busy."""
-    groups: dict[frozenset[str], list[Task]] = {}
+MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is what a worker holds
+
+
+def job_size(matches: int, workers: int) -> int:
+    """Matches per job: enough jobs to keep every worker busy (two each), at most :data:`MAX_JOB`."""
+    return max(1, min(MAX_JOB, -(-matches // (2 * max(workers, 1)))))
+
+
+def iter_jobs(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
+    """Group consecutive matches at the same table (same bots) into jobs of at most ``size``, so
+    bots stay warm across seat rotations and repetitions; made as consumed, so a long plan is
+    never held in memory."""
+    job: list[Task] = []
+    key: frozenset[str] | None = None
     for task in tasks:
-        groups.setdefault(frozenset(b.name for b in task.bots), []).append(task)
-    jobs = list(groups.values())
-    while len(jobs) < 2 * workers and any(len(j) > 1 for j in jobs):
-        largest = max(jobs, key=len)
-        jobs.remove(largest)
-        half = len(largest) // 2
-        jobs += [largest[:half], largest[half:]]
-    return jobs
+        table = frozenset(b.name for b in task.bots)
+        if job and (table != key or len(job) >= size):
+            yield job
+            job = []
+        key = table
+        job.append(task)
+    if job:
+        yield job
 
 
-def execute(jobs: list[list[Task]], workers: int, config: RefereeConfig, game_name: str,
+def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, game_name: str,
             game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
     """Play the jobs, calling ``on_event`` in this process for each ``("game", (task, report))``,
     ``("match", id)`` or ``("error", text)`` as soon as it happens.
 
     One worker plays in this process; more use a fork pool (multiprocessing-logging needs fork)
-    whose workers send each game back through a queue the moment it is over.  Each worker keeps
-    to one CPU with its bots (:mod:`arena.affinity`).
+    whose workers send each game back through a queue the moment it is over.  Jobs are taken
+    from ``jobs`` only as workers free up (two in flight per worker), so the coordinator's
+    memory does not grow with the tournament.  Each worker keeps to one CPU with its bots
+    (:mod:`arena.affinity`).
     """
-    if not jobs:
-        return
     if workers <= 1:
         mask = affinity.pin(affinity.worker_cpus(1)[0])
         try:
-            with Referee(config) as referee:
-                for job in jobs:
-                    play_job(referee, job, get_game(game_name), game_config, on_event)
+            referee: Referee | None = None
+            for job in jobs:
+                referee = referee or Referee(config)
+                play_job(referee, job, get_game(game_name), game_config, on_event)
         finally:
+            if referee is not None:
+                referee.close()
             affinity.restore(mask)
+        return
+    pending_jobs = iter(jobs)
+    first = next(pending_jobs, None)
+    if first is None:
         return
     context = multiprocessing.get_context("fork")
     results = context.Queue()
     started = context.Value("i", 0)
     pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config, started, affinity.worker_cpus(workers)))
     try:
-        for job in jobs:
+        in_flight = 0
+        for job in itertools.chain([first], itertools.islice(pending_jobs, 2 * workers - 1)):
             pool.apply_async(_worker_run, (job, game_name, game_config))
-        remaining = sum(len(job) for job in jobs)
-        while remaining:
+            in_flight += 1
+        while in_flight:
             try:
                 kind, payload = results.get(timeout=1.0)
             except queue.Empty:
                 continue
-            if kind in ("match", "error"):
-                remaining -= 1
+            if kind == "job":
+                in_flight -= 1
+                job = next(pending_jobs, None)
+                if job is not None:
+                    pool.apply_async(_worker_run, (job, game_name, game_config))
+                    in_flight += 1
+                continue
             on_event(kind, payload)
         pool.close()  # close and join (not terminate): every worker's log records arrive
     except BaseException:

@@ -201,3 +201,49 @@ def test_no_pinning_when_workers_outnumber_cpus() -> None:
     assert affinity.worker_cpus(n + 1) == [None] * (n + 1)
     if n >= 2:
         assert sorted(affinity.worker_cpus(n)) == affinity.available_cpus()
+
+
+def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
+    from arena.referee import BotSpec
+    from arena.scheduling import Pairing
+    from arena.tournament import Task, iter_jobs, job_size
+
+    def task(i: int, bots: tuple[str, ...]) -> Task:
+        pairing = Pairing(id=f"p{i}", round=1, table=1, seats=bots, deal="d", rotation=0)
+        return Task(pairing, f"m{i}", "s", tuple(BotSpec(b, ("x",)) for b in bots))
+
+    tasks = [task(i, ("a", "b")) for i in range(5)] + [task(5, ("b", "a")), task(6, ("a", "c"))]
+    jobs = list(iter_jobs(iter(tasks), 2))
+    assert [[t.match_id for t in job] for job in jobs] == [["m0", "m1"], ["m2", "m3"], ["m4", "m5"], ["m6"]]
+    assert job_size(12, 2) == 3 and job_size(1, 4) == 1 and job_size(100_000, 2) == 64
+
+
+def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
+    """The plan is consumed lazily: when the first game arrives, at most two jobs per worker
+    have been taken, so the coordinator holds a bounded part of a long tournament."""
+    from arena.games import GameConfig
+    from arena.referee import RefereeConfig, bot_spec
+    from arena.scheduling import Pairing
+    from arena.tournament import Task, execute
+
+    bots = (bot_spec(str(RANDOM), "x"), bot_spec(str(RANDOM), "y"))
+    taken: list[int] = []
+
+    def jobs():
+        for i in range(12):
+            taken.append(i)
+            pairing = Pairing(id=f"p{i}", round=1, table=1, seats=("x", "y"), deal=f"d{i}", rotation=0)
+            yield [Task(pairing, f"m{i}", f"seed{i}", bots)]
+
+    seen_at_first: list[int] = []
+    games: list[str] = []
+
+    def on_event(kind: str, payload: object) -> None:
+        if not seen_at_first:
+            seen_at_first.append(len(taken))
+        if kind == "game":
+            games.append(payload[1].game_id)  # type: ignore[index]
+
+    execute(jobs(), 2, RefereeConfig(sandbox_mode="none"), "reactor", GameConfig(players=2), on_event)
+    assert seen_at_first[0] <= 4
+    assert len(taken) == 12 and len(games) == 12
