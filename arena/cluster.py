@@ -41,7 +41,8 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -158,12 +159,10 @@ def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], confi
 # -- on the coordinator ---------------------------------------------------------------------------
 
 
-def execute_on_cluster(jobs: list[list[Task]], address: str, workers: int, config: RefereeConfig,
-                       game_name: str, game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
-    """Play the jobs on a Dask cluster (``"local"``: a new one of ``workers`` processes here;
-    else a scheduler address), calling ``on_event`` here as each job's future completes."""
-    if not jobs:
-        return
+@contextmanager
+def connect(address: str, workers: int) -> Iterator[Any]:
+    """A Dask client for ``address`` (``"local"``: a new cluster of ``workers`` processes here,
+    closed on exit).  A tournament holds one for all its rounds."""
     distributed = _distributed()
     cluster = None
     if address == "local":
@@ -175,10 +174,25 @@ def execute_on_cluster(jobs: list[list[Task]], address: str, workers: int, confi
         except (OSError, TimeoutError) as exc:
             raise ArenaError(f"no Dask scheduler at {address}: {exc}") from None
         with client:
-            _replay(distributed, client, jobs, config, game_name, game_config, on_event)
+            yield client
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def execute_on_cluster(jobs: list[list[Task]], cluster: Any, workers: int, config: RefereeConfig,
+                       game_name: str, game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
+    """Play the jobs on a Dask cluster, calling ``on_event`` here as each job's future completes.
+
+    ``cluster`` is a client from :func:`connect`, or an address (``"local"`` or a scheduler's)
+    to connect to for just these jobs."""
+    if not jobs:
+        return
+    if isinstance(cluster, str):
+        with connect(cluster, workers) as client:
+            _replay(_distributed(), client, jobs, config, game_name, game_config, on_event)
+    else:
+        _replay(_distributed(), cluster, jobs, config, game_name, game_config, on_event)
 
 
 def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: RefereeConfig, game_name: str,

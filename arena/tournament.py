@@ -9,6 +9,7 @@ an interrupted tournament resumes where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import multiprocessing
@@ -183,21 +184,33 @@ class Tournament:
         ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.cluster)."""
         progress = Progress()
         errors: list[str] = []
-        if self.spec.format == "round-robin":
-            progress.matches_total = schedule_size("round_robin", len(self.spec.bots), self.spec.seats,
-                                                   self.spec.games, rotations=self.spec.rotations)
-            self._execute(self.round_robin(), workers, progress, on_progress, errors, cluster)
-        else:
-            names = [b.name for b in self.spec.bots]
-            rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
-            history: list[Pairing] = []
-            for number in range(1, rounds + 1):
-                standings = self.standings(history)
-                plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
-                                   min_seats=self.spec.min_seats, rotations=self.spec.rotations)
-                progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
-                self._execute(list(plan.pairings), workers, progress, on_progress, errors, cluster)
-                history.extend(plan.pairings)
+        with contextlib.ExitStack() as stack:
+            link: list[Any] = []
+
+            def client() -> Any:
+                """The cluster's client, connected when first needed and kept for every round."""
+                if not link:
+                    from arena.cluster import connect  # Dask is an optional dependency
+
+                    link.append(stack.enter_context(connect(cluster, workers)))
+                return link[0]
+
+            target = None if cluster is None else client
+            if self.spec.format == "round-robin":
+                progress.matches_total = schedule_size("round_robin", len(self.spec.bots), self.spec.seats,
+                                                       self.spec.games, rotations=self.spec.rotations)
+                self._execute(self.round_robin(), workers, progress, on_progress, errors, target)
+            else:
+                names = [b.name for b in self.spec.bots]
+                rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
+                history: list[Pairing] = []
+                for number in range(1, rounds + 1):
+                    standings = self.standings(history)
+                    plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
+                                       min_seats=self.spec.min_seats, rotations=self.spec.rotations)
+                    progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
+                    self._execute(list(plan.pairings), workers, progress, on_progress, errors, target)
+                    history.extend(plan.pairings)
         if not errors:
             self.store.finish_tournament(self.id)
         board = self.rate()
@@ -205,7 +218,8 @@ class Tournament:
 
     def _execute(self, pairings: Iterable[Pairing], workers: int, progress: Progress,
                  on_progress: Callable[[Progress], None] | None, errors: list[str],
-                 cluster: str | None = None) -> None:
+                 cluster: Callable[[], Any] | None = None) -> None:
+        """Play what is not stored yet: locally, or on the cluster whose client ``cluster()`` gives."""
         done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
@@ -240,10 +254,12 @@ class Tournament:
 
         jobs = iter_jobs(tasks(), job_size(progress.matches_total, workers))
         if cluster is not None:
-            from arena.cluster import execute_on_cluster  # Dask is an optional dependency
+            from arena.cluster import execute_on_cluster
 
-            execute_on_cluster(list(jobs), cluster, workers, referee_config(self.spec), self.game.name, self.config,
-                               on_event)
+            planned = list(jobs)  # Dask takes the whole plan at once
+            if planned:
+                execute_on_cluster(planned, cluster(), workers, referee_config(self.spec), self.game.name,
+                                   self.config, on_event)
         else:
             execute(jobs, workers, referee_config(self.spec), self.game.name, self.config, on_event)
 

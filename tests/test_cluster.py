@@ -108,3 +108,22 @@ def test_shipped_bot_runs_from_the_worker_cache(tmp_path: Path) -> None:
     assert Path(here.command[1]).is_relative_to(tmp_path / "worker")
     assert here.expose == (here.command[1],) and here.env == ()  # that node_modules is not here
     assert unship(packed, tmp_path / "worker") == here
+
+
+def test_a_swiss_tournament_holds_one_local_cluster_for_all_its_rounds(tmp_path: Path, monkeypatch) -> None:
+    import arena.cluster
+
+    opened: list[str] = []
+    real = arena.cluster.connect
+
+    def counting(address: str, workers: int):
+        opened.append(address)
+        return real(address, workers)
+
+    monkeypatch.setattr(arena.cluster, "connect", counting)
+    text = random_field(5, name="swiss", extra='format = "swiss"\nrounds = 3\n')
+    outcome = run_tournament(tmp_path, text, "swiss.db", workers=2, cluster="local")
+    assert outcome.errors == [] and outcome.played > 0
+    assert opened == ["local"]
+    again = run_tournament(tmp_path, text, "swiss.db", workers=2, cluster="local")
+    assert again.played == 0 and opened == ["local"]  # nothing left to play: no cluster started
