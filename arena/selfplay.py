@@ -33,11 +33,22 @@ class SelfPlaySpec:
 
 
 def play_game(state: State, policies: list[Policy]) -> State:
-    """Play a dealt game to the end with in-process policies."""
+    """Play a dealt game to the end with in-process policies.
+
+    A policy with ``observe_events(events)`` is fed, before each of its decisions, the events
+    its seat was shown since its last one: what the referee sends a bot program with each
+    request (``arena.policies.program``), so a bot plays the same in-process and as a program.
+    """
+    cursors = [0] * len(policies)
     while (decision := state.to_move()) is not None:
-        policy = policies[decision.seat]
+        seat = decision.seat
+        policy = policies[seat]
+        observe = getattr(policy, "observe_events", None)
+        if observe is not None:
+            observe(state.events(seat, cursors[seat]))
+            cursors[seat] = len(state.log)
         legal = state.legal_actions()
-        observation = state.observation(decision.seat) if policy.needs_observation else None
+        observation = state.observation(seat) if policy.needs_observation else None
         state.apply(policy.act(observation, legal))
     return state
 

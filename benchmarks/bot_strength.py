@@ -45,6 +45,8 @@ class _Timed(Policy):
         super().__init__(inner.rng)
         self.inner = inner
         self.needs_observation = inner.needs_observation
+        if hasattr(inner, "observe_events"):  # fed by play_game, as a bot program is by the referee
+            self.observe_events = inner.observe_events
         self.seconds = 0.0
         self.decisions = 0
 
