@@ -1,10 +1,10 @@
-"""Powder Keg bot: the rule-based ``heuristic`` policy of arena/policies/powder_keg.py over the SDK.
+"""Powder Keg bot: the simple ``heuristic`` policy of arena/policies/powder_keg.py over the SDK: a
+beginner's handful of rules on the current observation, no memory.
 
     python bots/keg_heuristic.py ENDPOINT
 
 Each game re-seeds the policy from the referee's per-game seed (so a game is played the same way by
-a warm or a restarted process) and feeds it the events of every request (its Peeks, its insertion
-indexes, who doused), which makes its memory exact.
+a warm or a restarted process).
 """
 
 import sys

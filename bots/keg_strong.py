@@ -1,4 +1,5 @@
-"""Powder Keg bot: the card-counting Monte-Carlo ``strong`` policy of arena/policies/powder_keg.py.
+"""Powder Keg bot: the ``strong`` policy of arena/policies/powder_keg.py: counts cards, remembers
+where Kings went back into the pile and learns how each opponent reinserts them.
 
     python bots/keg_strong.py ENDPOINT
 

@@ -1,8 +1,7 @@
-"""Reactor bot "heuristic": one ply, no search (``ReactorHeuristic`` in arena.policies.reactor).
+"""Reactor bot "heuristic": one simple rule (``ReactorHeuristic`` in arena.policies.reactor).
 
-Pressures the next player (plays that leave them likely stuck), keeps lifelines and Sparks for when
-nothing else fits, dumps big numbers while they still fit, and never makes a first Pass-the-Buck
-play that leaves nothing for the second.
+Keeps its special cards for when no number card fits, plays any number that fits at random, and
+never takes an Overclock's optional extra play.
 
     python bots/reactor_heuristic.py ENDPOINT
 """

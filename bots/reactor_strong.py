@@ -1,5 +1,6 @@
-"""Reactor bot "strong": counts the cards it has seen, deals the unseen ones at random many times,
-and plays each sensible move out to the end of the round (``ReactorStrong`` in arena.policies.reactor).
+"""Reactor bot "strong": reads what each opponent can still hold from the plays of the round and
+learns their style; near an overload it deals the unseen cards from those beliefs many times and
+plays each sensible move out to the end of the round (``ReactorStrong`` in arena.policies.reactor).
 
     python bots/reactor_strong.py ENDPOINT
 """

@@ -1,8 +1,7 @@
 """The bundled bots, as programs in a real tournament (sandbox, referee, storage, ratings):
 the ratings put them in their known order of strength (benchmarks/bot_strength.py measures
-the margins in-process; the README states them).  The known order is: random last, by a wide
-margin; the strong bots are not yet clearly stronger than the heuristics (README), so their
-relative order is not asserted."""
+the margins in-process; the README states them).  The known order, for both games: random last
+by a wide margin, then the simple heuristic, then the strong bot."""
 
 from __future__ import annotations
 
@@ -35,3 +34,5 @@ def test_bundled_bots_rank_in_order_of_strength(tmp_path: Path, game: str, prefi
     assert board["heuristic"].mean_place < board["random"].mean_place - 0.5
     assert board["strong"].mean_place < board["random"].mean_place - 0.5
     assert board["random"].score < min(board["heuristic"].score, board["strong"].score)
+    assert board["strong"].mean_place < board["heuristic"].mean_place
+    assert [row.bot for row in outcome.leaderboard] == ["strong", "heuristic", "random"]
