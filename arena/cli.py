@@ -39,7 +39,7 @@ def selfplay(
     games: Annotated[int, typer.Option("--games", "-k", min=1, help="Games to play (Powder Keg: matches, each a series of games to --points).")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed; the same arguments give the same file, byte for byte.")] = "0",
     variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
-    bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (repeat to fill seats in turn).")] = None,
+    bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (or the reference policies tuned for Reactor, counting for Powder Keg; repeat to fill seats in turn).")] = None,
     points: Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")] = None,
     out: Annotated[Path, typer.Option(help="Where to write the records (JSON lines, one game per line).")] = Path("selfplay.jsonl"),
 ) -> None:
