@@ -252,7 +252,10 @@ class Tournament:
             if on_progress:
                 on_progress(progress)
 
-        jobs = iter_jobs(tasks(), job_size(progress.matches_total, workers))
+        # Sized on what is left to play (matches with stored games count as done): a resumed
+        # tournament's remainder is still split across every worker.
+        left = max(progress.matches_total - len(done), 1)
+        jobs = iter_jobs(tasks(), job_size(left, workers))
         if cluster is not None:
             from arena.cluster import execute_on_cluster
 
