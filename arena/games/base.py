@@ -11,6 +11,7 @@ them as read-only.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -134,7 +135,7 @@ def redact(event: Event, seat: int | None) -> Event:
     return public
 
 
-class State:
+class State(ABC):
     """One game in progress.  Subclasses implement the rules; the attributes below are shared.
 
     ``log`` holds every event as it happened, hidden parts included (see :func:`redact`);
@@ -150,46 +151,46 @@ class State:
     log: list[Event]
     decisions: list[tuple[int, Action]]
 
+    @abstractmethod
     def to_move(self) -> Decision | None:
         """The pending decision, or ``None`` once the game is over."""
-        raise NotImplementedError
 
+    @abstractmethod
     def legal_actions(self) -> list[Action]:
         """The legal actions of the pending decision, in a fixed (deterministic) order."""
-        raise NotImplementedError
 
+    @abstractmethod
     def apply(self, action: Action) -> None:
         """Apply the pending decision's action, then run every automatic step up to the next
         decision or the end.  Raises :class:`IllegalAction` for anything not offered."""
-        raise NotImplementedError
 
+    @abstractmethod
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now, built from a whitelist of the information model."""
-        raise NotImplementedError
 
+    @abstractmethod
     def forfeit(self, seat: int, reason: str = "forfeit") -> None:
         """Remove ``seat`` from the game (a harness decision, e.g. a bot fault).
 
         Only the seat that must decide now can forfeit.  The seat is eliminated at once and
         ranks below every seat that did not forfeit; the game goes on for the others."""
-        raise NotImplementedError
 
+    @abstractmethod
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the state breaks a rule that must always hold
         (card conservation, meter bounds, the King count...).  Used by the property tests."""
-        raise NotImplementedError
 
     @property
     def terminal(self) -> bool:
         return self.to_move() is None
 
+    @abstractmethod
     def result(self) -> GameResult:
         """Finishing places; only valid once the game is over."""
-        raise NotImplementedError
 
+    @abstractmethod
     def clone(self, chance: Chance | None = None) -> "State":
         """An independent copy (for look-ahead), optionally with another chance source."""
-        raise NotImplementedError
 
     def events(self, seat: int | None, start: int = 0) -> list[Event]:
         """The log from ``start`` on as ``seat`` may see it."""

@@ -8,6 +8,7 @@ so a record re-creates a game without any random generator, and without trusting
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections import Counter
 from typing import Any
 
@@ -16,16 +17,16 @@ class ReplayError(ValueError):
     """A record's chance events or decisions do not fit the game being replayed."""
 
 
-class Chance:
+class Chance(ABC):
     """Interface of a chance source; engines call only these two methods."""
 
+    @abstractmethod
     def shuffle(self, what: str, items: list[str]) -> list[str]:
         """Return ``items`` in a uniformly random order (a new list)."""
-        raise NotImplementedError  # pragma: no cover - interface
 
+    @abstractmethod
     def pick(self, what: str, items: list[str]) -> int:
         """Return a uniformly random index into ``items`` (which must not be empty)."""
-        raise NotImplementedError  # pragma: no cover - interface
 
 
 class SeededChance(Chance):

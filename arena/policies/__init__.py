@@ -8,12 +8,13 @@ strengths measured in-process are the strengths of the bots.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from arena.games.base import Action, Observation
 
 
-class Policy:
+class Policy(ABC):
     """Chooses one of the legal actions.  ``needs_observation`` lets random play skip building it."""
 
     needs_observation = True
@@ -21,8 +22,9 @@ class Policy:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
+    @abstractmethod
     def act(self, observation: Observation | None, legal: list[Action]) -> Action:
-        raise NotImplementedError
+        """One of ``legal``, returned as given (``observation`` is ``None`` when not needed)."""
 
 
 class RandomPolicy(Policy):
