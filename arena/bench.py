@@ -298,25 +298,16 @@ def session_cpu(games: int, sandbox_mode: str, bot: Path = RANDOM_BOT) -> tuple[
     return referee_cpu, bots_cpu, decisions, asked, starts
 
 
-def _match_cpu(games: int, sandbox_mode: str, queue: Any) -> None:
-    referee_cpu, bots_cpu, decisions, asked, starts = session_cpu(games, sandbox_mode)
-    queue.put((referee_cpu + bots_cpu, decisions, asked, starts))
-
-
 def in_child(target: Any, *args: Any) -> Any:
-    """Run ``target(*args, queue)`` in a fresh forked process and return what it puts on the
-    queue: its resource usage is then its own, not this process's."""
+    """``target(*args)`` run in a fresh forked process, its return value sent back: its resource
+    usage is then its own, not this process's."""
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    proc = ctx.Process(target=target, args=(*args, queue))
+    proc = ctx.Process(target=lambda: queue.put(target(*args)))
     proc.start()
     result = queue.get()
     proc.join()
     return result
-
-
-def _cpu_run(games: int, sandbox_mode: str) -> tuple[float, int, int, int]:
-    return in_child(_match_cpu, games, sandbox_mode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,8 +324,9 @@ def cpu_per_decision(short: int = 5, long: int = 45, repeats: int = 3, sandbox_m
     """(CPU of a long run − CPU of a short run) / (extra decisions): start-up costs cancel out."""
     per_decision, per_trip, shares, starts = [], [], [], []
     for _ in range(repeats):
-        cpu_a, dec_a, ask_a, _ = _cpu_run(short, sandbox_mode)
-        cpu_b, dec_b, ask_b, st = _cpu_run(long, sandbox_mode)
+        ref_a, bots_a, dec_a, ask_a, _ = in_child(session_cpu, short, sandbox_mode)
+        ref_b, bots_b, dec_b, ask_b, st = in_child(session_cpu, long, sandbox_mode)
+        cpu_a, cpu_b = ref_a + bots_a, ref_b + bots_b
         per_decision.append((cpu_b - cpu_a) / (dec_b - dec_a))
         per_trip.append((cpu_b - cpu_a) / (ask_b - ask_a))
         shares.append(ask_b / dec_b)
@@ -354,8 +346,8 @@ def _tournament_file(folder: Path, name: str, bots: int, seats: int, games: int,
     return path
 
 
-def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool, queue: Any) -> None:
-    """Child process: run a tournament as `arena run` does; report wall time, games and peak RSS."""
+def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool) -> tuple[float, int, int, int]:
+    """Run a tournament as `arena run` does (in a fresh child: see run_tournament): wall time, games, peak RSS, bot starts."""
     from arena.storage import Store
     from arena.tournament import Tournament
     from arena.tournament_file import load_tournament
@@ -371,7 +363,7 @@ def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool, queu
         if count_starts:
             starts = sum(sum(store.game_record(g.id).get("starts", []))
                          for g in store.games(tournament=spec.name, limit=1_000_000))
-    queue.put((seconds, outcome.played, peak_kb, starts))
+    return seconds, outcome.played, peak_kb, starts
 
 
 def run_tournament(file: Path, db: Path, workers: int, count_starts: bool = False) -> tuple[float, int, int, int]:

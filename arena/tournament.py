@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import math
 import multiprocessing
 import queue
 import time
@@ -361,7 +362,7 @@ MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is w
 
 def job_size(matches: int, workers: int) -> int:
     """Matches per job: enough jobs to keep every worker busy (two each), at most :data:`MAX_JOB`."""
-    return max(1, min(MAX_JOB, -(-matches // (2 * max(workers, 1)))))
+    return max(1, min(MAX_JOB, math.ceil(matches / (2 * max(workers, 1)))))
 
 
 def iter_jobs(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
@@ -392,44 +393,44 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
     memory does not grow with the tournament.  Each worker keeps to one CPU with its bots
     (:mod:`arena.affinity`).
     """
+    pending = iter(jobs)
+    first = next(pending, None)
+    if first is None:
+        return  # nothing to play: no referee, no pool
+    pending = itertools.chain([first], pending)
     if workers <= 1:
         mask = affinity.pin(affinity.worker_cpus(1)[0])
         try:
-            referee: Referee | None = None
-            for job in jobs:
-                referee = referee or Referee(config)
-                play_job(referee, job, get_game(game_name), game_config, on_event)
+            with Referee(config) as referee:
+                for job in pending:
+                    play_job(referee, job, get_game(game_name), game_config, on_event)
         finally:
-            if referee is not None:
-                referee.close()
             affinity.restore(mask)
-        return
-    pending_jobs = iter(jobs)
-    first = next(pending_jobs, None)
-    if first is None:
         return
     context = multiprocessing.get_context("fork")
     results = context.Queue()
     started = context.Value("i", 0)
     pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config, started, affinity.worker_cpus(workers)))
+
+    def submit() -> int:
+        """Hand the next job to the pool; 1 if there was one, else 0."""
+        job = next(pending, None)
+        if job is None:
+            return 0
+        pool.apply_async(_worker_run, (job, game_name, game_config))
+        return 1
+
     try:
-        in_flight = 0
-        for job in itertools.chain([first], itertools.islice(pending_jobs, 2 * workers - 1)):
-            pool.apply_async(_worker_run, (job, game_name, game_config))
-            in_flight += 1
+        in_flight = sum(submit() for _ in range(2 * workers))
         while in_flight:
             try:
                 kind, payload = results.get(timeout=1.0)
             except queue.Empty:
                 continue
             if kind == "job":
-                in_flight -= 1
-                job = next(pending_jobs, None)
-                if job is not None:
-                    pool.apply_async(_worker_run, (job, game_name, game_config))
-                    in_flight += 1
-                continue
-            on_event(kind, payload)
+                in_flight += submit() - 1
+            else:
+                on_event(kind, payload)
         pool.close()  # close and join (not terminate): every worker's log records arrive
     except BaseException:
         pool.terminate()

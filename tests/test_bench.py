@@ -4,7 +4,6 @@ timing tests on a shared machine would only be noise)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -32,11 +31,7 @@ def test_cpu_per_decision_counts_the_bots_cpu_also_inside_the_sandbox(sandbox_mo
     """A bot under bubblewrap is reaped inside its own PID namespace, so its CPU never reaches the
     referee's RUSAGE_CHILDREN; the benchmark reads it from the running processes instead."""
     burner = Path(__file__).parent / "bots" / "bench_burner.py"
-    referee_cpu, bots_cpu, decisions, asked, starts = in_child(_session_cpu, 1, sandbox_mode, burner)
+    referee_cpu, bots_cpu, decisions, asked, starts = in_child(session_cpu, 1, sandbox_mode, burner)
     assert starts == 4 and decisions > asked > 0
     assert bots_cpu >= 4 * 0.35, bots_cpu  # four bots, each burning 0.4 s before its hello
     assert referee_cpu > 0
-
-
-def _session_cpu(games: int, sandbox_mode: str, bot: Path, queue: Any) -> None:
-    queue.put(session_cpu(games, sandbox_mode, bot))
