@@ -15,17 +15,9 @@ class ConfigError(ArenaError):
     """A tournament file or game configuration that the rules or the harness do not allow."""
 
 
-class UnknownGame(ConfigError):
-    """A game name that is not registered."""
-
-
 class UnknownBot(ArenaError):
     """A bot name that is not registered, or a path that does not exist."""
 
 
 class StorageError(ArenaError):
     """The database cannot be opened, or holds something unexpected."""
-
-
-class RecordError(ArenaError):
-    """A game record that does not replay to the result it claims."""

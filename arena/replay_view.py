@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from arena.games import get_game
-from arena.games.record import replay_steps
+from arena.games.record import check_replayed, replay_steps
 
 
 def _value(v: Any) -> str:
@@ -67,6 +67,8 @@ def replay_lines(record: dict[str, Any]) -> Iterator[str]:
         for event in state.log[shown:]:
             yield "   " + describe_event(event, names)
         shown = len(state.log)
+    assert state is not None
+    check_replayed(state, record)  # before the result is shown as checked
     result = record["result"]
     order = sorted(range(len(names)), key=result["places"].__getitem__)
     yield "result: " + ", ".join(f"{result['places'][s]}. {names[s]}" for s in order)

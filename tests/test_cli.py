@@ -153,3 +153,27 @@ def test_registry_tournament_ratings_games_replay(tmp_path: Path) -> None:
     record = json.loads(ok("replay", game_id, "--db", db, "--json"))
     assert record["game_id"] == game_id
     replay(REGISTRY["reactor"], record)
+
+
+def test_replay_of_a_tampered_record_is_a_one_line_error(tmp_path: Path) -> None:
+    """A record edited outside arena no longer replays: `arena replay` says so in one line."""
+    import sqlite3
+
+    from arena.storage import decode_record, encode_record
+
+    db = tmp_path / "arena.db"
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "tamper"\ngame = "reactor"\nseats = 2\nseed = 1\nrotations = false\n'
+                    '[sandbox]\nmode = "none"\n'
+                    + "".join(f'[[bots]]\nname = "p{i}"\npath = "{RANDOM}"\n' for i in range(2)))
+    ok("run", str(spec), "--db", str(db), "--quiet")
+    with sqlite3.connect(db) as conn:
+        game_id, blob = conn.execute("SELECT id, record FROM games").fetchone()
+        record = decode_record(blob)
+        record["decisions"] = record["decisions"][:-2]
+        conn.execute("DROP TRIGGER games_no_update")  # what a hand edit of the file would bypass
+        conn.execute("UPDATE games SET record = ? WHERE id = ?", (encode_record(record), game_id))
+    done = arena("replay", game_id, "--db", str(db))
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: ") and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "Traceback" not in done.stderr

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from arena.games.chance import Chance
+if TYPE_CHECKING:  # chance.py imports GameError from here
+    from arena.games.chance import Chance
 
 Action = dict[str, Any]
 Observation = dict[str, Any]

@@ -12,9 +12,12 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from typing import Any
 
+from arena.games.base import GameError
 
-class ReplayError(ValueError):
-    """A record's chance events or decisions do not fit the game being replayed."""
+
+class ReplayError(GameError):
+    """A record's chance events or decisions do not fit the game being replayed (a
+    :class:`GameError`, so the CLI reports it in one line like any other)."""
 
 
 class Chance(ABC):

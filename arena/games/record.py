@@ -98,6 +98,13 @@ def replay(game: Game, record: dict[str, Any]) -> State:
     for _, state in replay_steps(game, record):
         pass
     assert state is not None
+    check_replayed(state, record)
+    return state
+
+
+def check_replayed(state: State, record: dict[str, Any]) -> None:
+    """After the last of :func:`replay_steps`: the record must have ended the game, used every
+    chance event, and logged the very events and result the replay produced."""
     if not state.terminal:
         raise ReplayError("the record's decisions stop before the game is over")
     chance = state.chance
@@ -112,4 +119,3 @@ def replay(game: Game, record: dict[str, Any]) -> State:
         raise ReplayError(f"the replay's event {first} differs from the record's")
     if state.result().to_json() != record["result"]:
         raise ReplayError("the replay's result differs from the record's")
-    return state
