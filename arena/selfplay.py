@@ -40,10 +40,11 @@ def play_game(state: State, policies: list[Policy]) -> State:
     request (``arena.policies.program``), so a bot plays the same in-process and as a program.
     """
     cursors = [0] * len(policies)
+    observers = [getattr(policy, "observe_events", None) for policy in policies]
     while (decision := state.to_move()) is not None:
         seat = decision.seat
         policy = policies[seat]
-        observe = getattr(policy, "observe_events", None)
+        observe = observers[seat]
         if observe is not None:
             observe(state.events(seat, cursors[seat]))
             cursors[seat] = len(state.log)
