@@ -64,28 +64,33 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) 
             run_tournament(tmp_path, text, "cut.db", workers=2, cluster=cluster.scheduler_address)), daemon=True)
         runner.start()
         pids = client.run(os.getpid)
+        # Kill a worker just after it starts a job (one first seen executing under 0.3 s ago), once
+        # the first jobs are stored: the job then has seconds left, so the kill lands mid-match.
+        first_seen: dict[str, float] = {}
         deadline = time.monotonic() + 60
         victim = None
         while victim is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-            if stored_games(db):
-                executing = client.run(lambda dask_worker: [ts.key for ts in dask_worker.state.executing])
-                victim = next((address for address, keys in executing.items() if keys), None)
-        assert victim is not None, "no job was being played after the first games were stored"
+            time.sleep(0.02)
+            executing = client.run(lambda dask_worker: [ts.key for ts in dask_worker.state.executing])
+            now = time.monotonic()
+            for address, keys in executing.items():
+                for key in keys:
+                    first_seen.setdefault(key, now)
+                if stored_games(db) and any(now - first_seen[key] < 0.3 for key in keys):
+                    victim = address
+        assert victim is not None, "no job started after the first games were stored"
         stored_at_kill = stored_games(db)
         os.kill(pids[victim], signal.SIGKILL)
         assert runner.is_alive() and 0 < stored_at_kill < len(expected)
         runner.join(timeout=60)
         assert not runner.is_alive()
         assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new one
-        # The job the victim was playing went back to the scheduler and was played again.  (Found
-        # from the log, not from the key seen before the kill: that job may just have ended.)
-        log_ = list(cluster.scheduler.transition_log)
-        lost = {key for key, start, finish, *_ in log_ if (start, finish) == ("processing", "released")}
-        assert lost, "the killed worker's job was not handed back"
-        for key in lost:
-            moves = [(start, finish) for k, start, finish, *_ in log_ if k == key]
-            assert moves.index(("processing", "released")) < moves.index(("processing", "memory"))
+        # The victim's job went back to the scheduler and was started again on the other worker.
+        starts: dict[str, int] = {}
+        for key, start, finish, *_ in cluster.scheduler.transition_log:
+            if finish == "processing" and start != "processing":  # from waiting, or queued
+                starts[key] = starts.get(key, 0) + 1
+        assert max(starts.values()) >= 2, "the killed worker's job was not played again"
 
     assert outcome[0].errors == [] and outcome[0].played == len(expected)
     with sqlite3.connect(db) as conn:
