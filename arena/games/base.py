@@ -130,9 +130,12 @@ def redact(event: Event, seat: int | None) -> Event:
     private = event.get("private")
     if private is None:
         return event
-    public = {k: v for k, v in event.items() if k != "private"}
+    public = event.copy()  # same keys in the same order, less "private"
+    del public["private"]
     if seat is not None and seat in private["to"]:
-        public.update((k, v) for k, v in private.items() if k != "to")
+        for k, v in private.items():
+            if k != "to":  # a public "to" (a Powder Keg ``give``) is never overwritten
+                public[k] = v
     return public
 
 
@@ -194,8 +197,16 @@ class State(ABC):
         """An independent copy (for look-ahead), optionally with another chance source."""
 
     def events(self, seat: int | None, start: int = 0) -> list[Event]:
-        """The log from ``start`` on as ``seat`` may see it."""
-        return [redact(e, seat) for e in self.log[start:]]
+        """The log from ``start`` on as ``seat`` may see it.
+
+        The list is new; an event without a private part is the logged dict itself (as
+        :func:`redact` returns it), so treat events as read-only.
+        """
+        out = self.log[start:]
+        for i, event in enumerate(out):
+            if "private" in event:  # most events have none: no call for them
+                out[i] = redact(event, seat)
+        return out
 
 
 @dataclass(frozen=True)

@@ -161,13 +161,20 @@ def _decode(action: Any) -> tuple:
     return entry
 
 
+# _REPEAT[t][c]: c copies of type t's code, for c up to the 6 buckets of the deck (a position set up
+# by hand may hold more: those are built on the spot).  Read-only: they are copied into hands.
+_REPEAT: list[list[list[str]]] = [[[code] * c for c in range(7)] for code in CODES]
+# The seats of each bitmask of seats, increasing (the observation's "active", from ``active_mask``).
+_SEATS_OF: list[tuple[int, ...]] = [tuple(s for s in range(MAX_SEATS) if m >> s & 1) for m in _MASKS]
+
+
 def _hand_codes(counts: list[int]) -> list[str]:
-    """A hand's cards as codes in the fixed sort order."""
+    """A hand's cards as codes in the fixed sort order (a new list)."""
     out: list[str] = []
     for t in HOLDABLE:
         c = counts[t]
-        if c:
-            out.extend([CODES[t]] * c)
+        if c > 0:
+            out += _REPEAT[t][c] if c <= 6 else [CODES[t]] * c
     return out
 
 
@@ -545,7 +552,7 @@ class KegState(State):
         )
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may see now: the whitelist of B.5."""
+        """What ``seat`` may see now: the whitelist of B.5.  Every list and dict in it is new."""
         kind = self.kind
         chain = None
         if self.chain is not None:
@@ -560,7 +567,7 @@ class KegState(State):
             "seat": seat,
             "players": self.n,
             "variants": list(self.config.variants),
-            "active": [s for s in range(self.n) if self.active[s]],
+            "active": list(_SEATS_OF[self.active_mask]),
             "eliminated": list(self.eliminated),
             "forfeited": list(self.forfeits),
             "over": not kind,

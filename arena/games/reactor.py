@@ -150,7 +150,8 @@ class ReactorState(State):
 
     # The fields, for readers: ``pile`` keeps the TOP card LAST (draws take from the end);
     # ``hkey[s]`` is the int key of ``hands[s]`` (see WEIGHT); ``q``/``b``/``k`` are R7's Q, B and
-    # the 1-based number of the play about to be made; ``plays`` are this round's play events;
+    # the 1-based number of the play about to be made; ``plays`` are this round's plays as the
+    # observation shows them (a play event less its "type", never mutated once made);
     # ``revealed`` is (seat, hand, round) of the latest overload; ``eliminated`` is in order;
     # ``outside`` counts this round's cards in none of hands, pile or plays (a hand that left play
     # with its eliminated owner, or cards played before a set-up position), for the invariants.
@@ -175,7 +176,7 @@ class ReactorState(State):
         self.k = 1
         self.round = 0
         self.starter = 0
-        self.plays: list[Event] = []
+        self.plays: list[dict[str, Any]] = []
         self.revealed: tuple[int, list[str], int] | None = None
         self.eliminated: list[int] = []
         self.forfeited: list[int] = []
@@ -343,6 +344,8 @@ class ReactorState(State):
         if not 0 <= seat < self.n:
             raise GameError(f"no seat {seat} in a {self.n}-player game")
         revealed = self.revealed
+        # Every list and dict is new (the plays are shallow copies of flat dicts): a caller may
+        # change the observation without touching the game.
         return {
             "game": self.game,
             "seat": seat,
@@ -362,7 +365,7 @@ class ReactorState(State):
             "hand": sort_hand(self.hands[seat]),
             "hand_sizes": [len(h) for h in self.hands],
             "pile": len(self.pile),
-            "plays": [{f: v for f, v in e.items() if f != "type"} for e in self.plays],
+            "plays": list(map(dict.copy, self.plays)),
             "revealed": None
             if revealed is None
             else {"seat": revealed[0], "round": revealed[2], "hand": list(revealed[1])},
@@ -401,7 +404,7 @@ class ReactorState(State):
         other = object.__new__(ReactorState)
         for name in ReactorState.__slots__:
             setattr(other, name, getattr(self, name))
-        # Events, actions, the revealed hand and legal lists are never mutated once made, so
+        # Events, plays, actions, the revealed hand and legal lists are never mutated once made, so
         # sharing them is safe; every list that changes in play is copied.
         other.chance = self.chance if chance is None else chance
         other.log = self.log.copy()
@@ -432,12 +435,14 @@ class ReactorState(State):
             else:
                 self.direction = -self.direction  # R15
         self.k += 1
+        # The event, and the same fields without "type" for the observation's "plays" (A.5).
         if card == "S":
-            event = {"type": "play", "seat": p, "card": card, "value": ACTIONS[a]["value"], "meter": meter}
+            value = ACTIONS[a]["value"]
+            self.log.append({"type": "play", "seat": p, "card": card, "value": value, "meter": meter})
+            self.plays.append({"seat": p, "card": card, "value": value, "meter": meter})
         else:
-            event = {"type": "play", "seat": p, "card": card, "meter": meter}
-        self.log.append(event)
-        self.plays.append(event)
+            self.log.append({"type": "play", "seat": p, "card": card, "meter": meter})
+            self.plays.append({"seat": p, "card": card, "meter": meter})
 
     def _advance(self) -> None:
         """Run automatic steps (lapse, overload, draw-up, hand-over, wash) until a decision or the end."""
