@@ -37,6 +37,7 @@ __all__ = [
     "REFEREE_MESSAGES",
     "Hello",
     "Limits",
+    "MAX_CONCURRENT",
     "accept_action",
     "accept_hello",
     "action",
@@ -89,6 +90,10 @@ class Hello:
 
     name: str
     version: str | None = None
+    concurrent: int = 1  # games the bot plays at the same time, at most
+
+
+MAX_CONCURRENT = 64  # the schema's bound on hello.concurrent
 
 
 # -- message shapes ----------------------------------------------------------------------------
@@ -99,6 +104,7 @@ class HelloMsg(TypedDict):
     protocol: int
     name: str
     version: NotRequired[str]
+    concurrent: NotRequired[int]
 
 
 class ActionMsg(TypedDict):
@@ -131,6 +137,7 @@ class GameStartMsg(TypedDict):
     config: dict[str, Any]
     scores: list[int]
     seed: NotRequired[str]
+    match_id: NotRequired[str]
 
 
 class RequestMsg(TypedDict):
@@ -159,6 +166,7 @@ class MatchOverMsg(TypedDict):
     type: Literal["match_over"]
     scores: list[int]
     winner: int | None
+    match_id: NotRequired[str]
 
 
 class ShutdownMsg(TypedDict):
@@ -175,11 +183,14 @@ class ErrorMsg(TypedDict):
 # -- constructors ------------------------------------------------------------------------------
 
 
-def hello(name: str, version: str | None = None, protocol: int = PROTOCOL_VERSION) -> HelloMsg:
-    """The bot's first message."""
+def hello(name: str, version: str | None = None, protocol: int = PROTOCOL_VERSION,
+          concurrent: int = 1) -> HelloMsg:
+    """The bot's first message; ``concurrent`` > 1 offers to play that many games at the same time."""
     msg: HelloMsg = {"type": "hello", "protocol": protocol, "name": name}
     if version is not None:
         msg["version"] = version
+    if concurrent != 1:
+        msg["concurrent"] = concurrent
     return msg
 
 
@@ -210,9 +221,11 @@ def welcome(
 
 
 def game_start(
-    game_id: str, index: int, seat: int, config: Mapping[str, Any], scores: Iterable[int], seed: str | None = None
+    game_id: str, index: int, seat: int, config: Mapping[str, Any], scores: Iterable[int], seed: str | None = None,
+    match_id: str | None = None,
 ) -> GameStartMsg:
-    """A new game of the match; ``scores`` are the match points so far, ``seed`` one for the bot's own use."""
+    """A new game of the match ``match_id``; ``scores`` are the match points so far, ``seed`` one for
+    the bot's own use."""
     msg: GameStartMsg = {
         "type": "game_start",
         "game_id": game_id,
@@ -223,6 +236,8 @@ def game_start(
     }
     if seed is not None:
         msg["seed"] = seed
+    if match_id is not None:
+        msg["match_id"] = match_id
     return msg
 
 
@@ -270,9 +285,12 @@ def game_over(
     }
 
 
-def match_over(scores: Iterable[int], winner: int | None) -> MatchOverMsg:
-    """The end of the match."""
-    return {"type": "match_over", "scores": list(scores), "winner": winner}
+def match_over(scores: Iterable[int], winner: int | None, match_id: str | None = None) -> MatchOverMsg:
+    """The end of the match ``match_id``."""
+    msg: MatchOverMsg = {"type": "match_over", "scores": list(scores), "winner": winner}
+    if match_id is not None:
+        msg["match_id"] = match_id
+    return msg
 
 
 def shutdown(reason: str | None = None) -> ShutdownMsg:
@@ -361,6 +379,8 @@ def _check(node: Mapping[str, Any], value: Any, path: str, root: Mapping[str, An
             raise ValueError(f"{path} must be at most {node['maxLength']} characters long")
     if "minimum" in node and _TYPE_CHECKS["number"](value) and value < node["minimum"]:
         raise ValueError(f"{path} must be at least {node['minimum']}")
+    if "maximum" in node and _TYPE_CHECKS["number"](value) and value > node["maximum"]:
+        raise ValueError(f"{path} must be at most {node['maximum']}")
     if isinstance(value, list):
         if len(value) < node.get("minItems", 0):
             raise ValueError(f"{path} must contain at least {node['minItems']} items")
@@ -461,7 +481,7 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
             FaultKind.PROTOCOL_VERSION,
             f"the bot speaks protocol {msg['protocol']}, this referee speaks protocol {PROTOCOL_VERSION}",
         )
-    return Hello(msg["name"], msg.get("version"))
+    return Hello(msg["name"], msg.get("version"), msg.get("concurrent", 1))
 
 
 def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequence[Action]) -> Action:

@@ -40,7 +40,7 @@ from typing import Any, Protocol
 import zmq
 
 from protocol import codec
-from protocol.messages import PROTOCOL_VERSION, Limits, hello
+from protocol.messages import MAX_CONCURRENT, PROTOCOL_VERSION, Limits, hello
 from protocol.transport import Channel, endpoint_from
 
 __all__ = ["EXIT_OK", "EXIT_PROTOCOL", "EXIT_USAGE", "Bot", "Context", "run"]
@@ -113,6 +113,19 @@ def _idle_limit(idle_timeout: float, ctx: Context, players: int) -> float:
     return max(idle_timeout, busy / 1000.0)
 
 
+@dataclass(slots=True)
+class _Match:
+    """One match in play: its bot instance (or the shared one), hooks and context."""
+
+    act: Callable[[Observation, list[Action], Context], Action]
+    hooks: dict[str, Callable[[dict[str, Any]], Any] | None]
+    ctx: Context
+
+
+def _hooks(instance: Any) -> dict[str, Callable[[dict[str, Any]], Any] | None]:
+    return {kind: getattr(instance, f"on_{kind}", None) for kind in ("game_start", "game_over", "match_over")}
+
+
 def run(
     bot: ActFunction | Bot | type,
     name: str = "bot",
@@ -121,16 +134,25 @@ def run(
     endpoint: str | None = None,
     idle_timeout: float = 60.0,
     context: zmq.Context | None = None,
+    concurrent: int = 1,
 ) -> int:
-    """Play one match as ``bot``; return the process exit status (0: clean end).
+    """Play as ``bot`` until the referee says ``shutdown``; return the exit status (0: clean end).
+
+    ``bot`` is a function, a class (one instance per match) or an instance (shared by every
+    match).  ``concurrent`` > 1 offers the referee to play that many games at the same time, which
+    makes cheap bots several times cheaper to run; it needs a function or a class, since an
+    instance shared by interleaved games would mix them up.
 
     ``endpoint`` defaults to ``argv[1]``, then ``$ARENA_ENDPOINT``.  The bot gives up after
     ``idle_timeout`` seconds without a message (stretched after the welcome to cover the
     slowest legal table) or as soon as the referee's connection drops.
     """
-    instance = bot() if isinstance(bot, type) else bot  # a class is instantiated for convenience
-    act = _adapt(instance)
-    hooks = {kind: getattr(instance, f"on_{kind}", None) for kind in ("game_start", "game_over", "match_over")}
+    if not 1 <= concurrent <= MAX_CONCURRENT:
+        raise ValueError(f"concurrent must be between 1 and {MAX_CONCURRENT}, not {concurrent}")
+    if concurrent > 1 and not isinstance(bot, type) and callable(getattr(bot, "act", None)):
+        raise ValueError("with concurrent > 1, pass the bot's class (one instance per match) or a function, "
+                         "not an instance that interleaved games would share")
+    shared = None if isinstance(bot, type) else (_adapt(bot), _hooks(bot))
     endpoint = endpoint or endpoint_from()
     if not endpoint:
         log.error("no endpoint: pass it as the first argument or in $ARENA_ENDPOINT")
@@ -139,10 +161,26 @@ def run(
     own_context = context is None
     zctx = zmq.Context() if own_context else context
     channel = Channel.connect(endpoint, context=zctx)
-    ctx = Context()
+    lineup = Context()  # what the welcome says; each match's context starts as a copy
+    matches: dict[str, _Match] = {}
+    by_game: dict[str, _Match] = {}
     limit = idle_timeout
+
+    def match_of(match_id: str) -> _Match:
+        match = matches.get(match_id)
+        if match is None:
+            if shared is None:
+                instance = bot()  # type: ignore[operator]
+                act, hooks = _adapt(instance), _hooks(instance)
+            else:
+                act, hooks = shared
+            ctx = Context(seat=lineup.seat, game=lineup.game, players=lineup.players, names=list(lineup.names),
+                          variants=list(lineup.variants), limits=lineup.limits)
+            match = matches[match_id] = _Match(act, hooks, ctx)
+        return match
+
     try:
-        channel.send(hello(name, version))
+        channel.send(hello(name, version, concurrent=concurrent))
         while True:
             frame = channel.recv_bytes(int(limit * 1000))
             if frame is None:
@@ -159,6 +197,8 @@ def run(
                 continue
 
             if kind == "request":
+                match = by_game.get(msg["game_id"]) or match_of("")
+                ctx = match.ctx
                 ctx.received_at = time.monotonic()
                 ctx.request_id = msg["id"]
                 ctx.decision = msg["decision"]
@@ -168,33 +208,38 @@ def run(
                     _new_game(ctx, msg["game_id"])
                 ctx.history.extend(msg["events"])
                 ctx.forced.extend(msg["forced"])
-                chosen = act(msg["observation"], msg["legal"], ctx)
+                chosen = match.act(msg["observation"], msg["legal"], ctx)
                 if not isinstance(chosen, dict):
                     raise TypeError(f"act must return one of the legal actions (a dict), not {chosen!r}")
                 channel.send({"type": "action", "id": msg["id"], "action": chosen})
             elif kind == "welcome":
-                ctx.seat, ctx.game, ctx.players = msg["seat"], msg["game"], msg["players"]
-                ctx.names, ctx.variants = msg["names"], msg["variants"]
-                ctx.limits = Limits.from_json(msg["limits"])
-                limit = _idle_limit(idle_timeout, ctx, ctx.players)
+                lineup.seat, lineup.game, lineup.players = msg["seat"], msg["game"], msg["players"]
+                lineup.names, lineup.variants = msg["names"], msg["variants"]
+                lineup.limits = Limits.from_json(msg["limits"])
+                limit = _idle_limit(idle_timeout, lineup, lineup.players)
             elif kind == "game_start":
+                match = match_of(msg.get("match_id", ""))
+                by_game[msg["game_id"]] = match
+                ctx = match.ctx
                 _new_game(ctx, msg["game_id"])
                 ctx.game_index, ctx.seat = msg["index"], msg["seat"]
                 ctx.config, ctx.scores = msg["config"], msg["scores"]
-                if hooks["game_start"]:
-                    hooks["game_start"](msg)
+                if match.hooks["game_start"]:
+                    match.hooks["game_start"](msg)
             elif kind == "game_over":
-                ctx.history.extend(msg["events"])
-                ctx.forced.extend(msg["forced"])
+                match = by_game.pop(msg["game_id"], None) or match_of("")
+                match.ctx.history.extend(msg["events"])
+                match.ctx.forced.extend(msg["forced"])
                 if msg.get("fault"):
                     fault = msg["fault"]
                     log.warning("forfeited game %s: %s: %s", msg["game_id"], fault["kind"], fault["message"])
-                if hooks["game_over"]:
-                    hooks["game_over"](msg)
+                if match.hooks["game_over"]:
+                    match.hooks["game_over"](msg)
             elif kind == "match_over":
-                ctx.scores = msg["scores"]
-                if hooks["match_over"]:
-                    hooks["match_over"](msg)
+                match = matches.pop(msg.get("match_id", ""), None) or match_of("")
+                match.ctx.scores = msg["scores"]
+                if match.hooks["match_over"]:
+                    match.hooks["match_over"](msg)
             elif kind == "shutdown":
                 return EXIT_OK
             elif kind == "error":

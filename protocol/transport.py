@@ -59,7 +59,8 @@ class Channel:
     """One end of a bot's socket pair: send and receive single-frame JSON messages.
 
     ``dropped`` is true after :meth:`recv_bytes` returned ``None`` because the peer's
-    connection dropped rather than because the timeout ran out.
+    connection dropped rather than because the timeout ran out.  ``watched`` are the sockets to
+    poll for it (its socket, and its monitor if any), for a caller that waits on many at once.
     """
 
     def __init__(self, socket: zmq.Socket, *, watch: bool = True) -> None:
@@ -71,6 +72,7 @@ class Channel:
         if watch:
             self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
             self._poller.register(self._monitor, zmq.POLLIN)
+        self.watched: tuple[zmq.Socket, ...] = (socket,) if self._monitor is None else (socket, self._monitor)
 
     @classmethod
     def bind(
@@ -108,6 +110,13 @@ class Channel:
         """Encode and queue one message; ``False`` if no peer can take it (never blocks)."""
         return self.send_bytes(codec.dumps(msg))
 
+    def recv_nowait(self) -> bytes | None:
+        """The next frame if one is already queued, else ``None`` (cheaper than a poll)."""
+        try:
+            return self.socket.recv(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+
     def recv_bytes(self, timeout_ms: int | None) -> bytes | None:
         """The next frame; ``None`` after ``timeout_ms`` (``None``: wait for ever) or a drop."""
         self.dropped = False
@@ -127,6 +136,16 @@ class Channel:
                 return self.socket.recv()
             self.dropped = True
         return None
+
+    def note_drop(self) -> bool:
+        """After a shared poll flagged the monitor: consume its events, and report (and set
+        ``dropped``) whether the connection dropped with no frame left to read."""
+        if self._monitor is None:
+            return False
+        while self._monitor.poll(0):
+            self._monitor.recv_multipart()
+        self.dropped = not self.socket.poll(0)
+        return self.dropped
 
     def recv(self, timeout_ms: int | None) -> Any | None:
         """The next message, decoded but not validated; ``None`` as for :meth:`recv_bytes`."""

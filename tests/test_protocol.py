@@ -99,6 +99,9 @@ def examples() -> list[dict[str, Any]]:
         m.shutdown("match over"),
         m.error(FaultKind.ILLEGAL, 'action {"type":"play","card":"9"} is not in the legal set'),
         m.error("protocol_version", "the bot speaks protocol 2, this referee speaks protocol 1"),
+        m.hello("busy", concurrent=16),
+        m.game_start("t1-p3-g1", 1, 0, {"players": 2}, [1, 0], seed="5eed", match_id="t1-p3"),
+        m.match_over([1, 0], 0, match_id="t1-p3"),
     ]
 
 
@@ -124,6 +127,9 @@ def bad_examples() -> list[tuple[str, Any]]:
         ("hello without name", _without(m.hello("x"), "name")),
         ("hello with empty name", m.hello("")),
         ("hello protocol as string", {**m.hello("x"), "protocol": "1"}),
+        ("hello concurrent 0", {**m.hello("x"), "concurrent": 0}),
+        ("hello concurrent over 64", {**m.hello("x"), "concurrent": 65}),
+        ("hello concurrent as string", {**m.hello("x"), "concurrent": "8"}),
         ("request without legal", _without(request, "legal")),
         ("request with empty legal", {**request, "legal": []}),
         ("request with unknown decision", {**request, "decision": "RD9"}),
@@ -451,6 +457,51 @@ def test_class_bot_gets_context_and_hooks(referee: Channel, endpoint: str) -> No
     # History and forced decisions accumulate within a game and restart with the next one.
     assert bot.calls == [("RD1", 1, 1, 1, 0), ("RD2", 2, 2, 1, 0), ("RD1", 3, 1, 1, 1), ("RD2", 4, 2, 1, 1)]
     assert bot.hooks == ["game_start", "game_over"] * 2 + ["match_over"]
+
+
+class PerMatchBot(RecordingBot):
+    """A class bot that logs, in a shared list, which instance saw what."""
+
+    log: list[tuple[int, str, int]] = []
+
+    def act(self, observation: dict[str, Any], legal: list[dict[str, Any]], ctx: sdk.Context) -> dict[str, Any]:
+        self.log.append((id(self), ctx.game_id, len(ctx.history)))
+        return legal[ctx.request_id % len(legal)]
+
+
+def test_interleaved_matches_get_one_instance_each(referee: Channel, endpoint: str) -> None:
+    """hello.concurrent: two matches of one lineup in play at once, their messages interleaved;
+    the SDK keeps one instance and one context per match, and answers each request by its id."""
+    PerMatchBot.log = []
+    thread = BotThread(PerMatchBot, endpoint, concurrent=4)
+    thread.start()
+    hello = decode_bot_message(referee.recv_bytes(WAIT_MS))
+    assert accept_hello(hello).concurrent == 4 and hello["concurrent"] == 4
+    referee.send(m.welcome("reactor", 1, ["alice", "tester", "carol"], [], m.Limits()))
+    for match in ("a", "b"):
+        referee.send(m.game_start(f"{match}-g0", 0, 1, {"players": 3}, [0, 0, 0], match_id=match))
+    event = [{"type": "play", "seat": 0, "card": "7"}]
+    # Four requests sent before any answer: a, b, b, a (the b game got two events in between).
+    sent = [(1, "a-g0"), (2, "b-g0"), (3, "b-g0"), (4, "a-g0")]
+    for request_id, game_id in sent:
+        referee.send(m.request(request_id, game_id, "RD1", REACTOR_OBSERVATION, REACTOR_LEGAL, 60_000, 2_000, event))
+    answers = [decode_bot_message(referee.recv_bytes(WAIT_MS)) for _ in sent]
+    assert [(a["id"], a["action"]) for a in answers] == [(i, REACTOR_LEGAL[i % 4]) for i, _ in sent]
+    for match in ("a", "b"):
+        referee.send(m.game_over(f"{match}-g0", {"places": [2, 1, 3], "winner": 1}))
+        referee.send(m.match_over([0, 1, 0], 1, match_id=match))
+    referee.send(m.shutdown())
+    assert thread.finish() == sdk.EXIT_OK
+    instance = {game: bot for bot, game, _ in PerMatchBot.log}
+    assert instance["a-g0"] != instance["b-g0"]
+    assert [(game, seen) for _, game, seen in PerMatchBot.log] == [("a-g0", 1), ("b-g0", 1), ("b-g0", 2), ("a-g0", 2)]
+
+
+def test_interleaving_needs_a_class_or_a_function() -> None:
+    with pytest.raises(ValueError, match="class"):
+        sdk.run(RecordingBot(), endpoint="ipc:///nowhere", concurrent=2)
+    with pytest.raises(ValueError, match="between 1 and 64"):
+        sdk.run(first_legal, endpoint="ipc:///nowhere", concurrent=65)
 
 
 def test_sdk_bot_in_a_subprocess_exits_with_status_0(referee: Channel, endpoint: str, tmp_path: Path) -> None:
