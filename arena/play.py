@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.games import Game, GameConfig
 from arena.jsonio import dumps
-from arena.referee import MatchReport, Referee, RefereeConfig, bot_spec
+from arena.referee import MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
 
 
 @dataclass(slots=True)
@@ -67,13 +67,14 @@ class PlaySummary:
 
 def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches: int, seed: str,
                  referee: RefereeConfig) -> PlaySummary:
-    """Play ``matches`` matches at one table; bots are started once per match."""
+    """Play ``matches`` matches at one table in one session: each bot is started once (again only
+    after a fault), and plays several matches at once if it offers to (``hello.concurrent``)."""
     specs = [bot_spec(t) for t in targets]
     names = [s.name for s in specs]
     counts = Counter(names)
     specs = [type(s)(f"{s.name}#{i}" if counts[s.name] > 1 else s.name, s.command, s.expose) for i, s in enumerate(specs)]
     summary = PlaySummary(game.name, [s.name for s in specs])
-    with Referee(referee) as ref:
-        for m in range(matches):
-            summary.matches.append(ref.play_match(game, config, specs, seed=f"{seed}:{m}", match_id=f"m{m}"))
+    plans = [MatchPlan(f"{seed}:{m}", f"m{m}") for m in range(matches)]
+    with Referee(referee) as ref, ref.session() as session:
+        summary.matches.extend(session.play_matches(game, config, specs, plans))
     return summary

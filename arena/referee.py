@@ -11,6 +11,12 @@ A bot's misbehaviour is an *outcome*, never an exception: the faulting bot forfe
 with its kind and a message for the author, the game goes on for the others, and the bot is
 restarted for the next game.  A bot that faults in several games in a row is disqualified
 from the rest of the match.
+
+Matches of one lineup can be played at once (:meth:`Session.play_matches`): when every bot
+offered it in its hello (``concurrent``), up to ``RefereeConfig.concurrent`` games are in play,
+their requests interleaved, so that each bot process wakes once for a burst of decisions instead
+of once per decision.  The referee is still one thread: it advances every game up to its next
+request, then waits on all the bots at once (:class:`_Table`).
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ import shlex
 import shutil
 import sys
 import tempfile
+import math
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -33,7 +41,7 @@ import zmq
 
 from arena import sandbox
 from arena.errors import UnknownBot
-from arena.games import Game, GameConfig, GameResult, SeededChance
+from arena.games import Game, GameConfig, GameResult, SeededChance, State
 from arena.games.match import Match
 from arena.games.record import make_record
 from protocol import codec
@@ -51,6 +59,11 @@ from protocol.transport import Channel, bot_endpoint
 log = logging.getLogger("arena.referee")
 
 CUTOFF_FACTOR = 8
+# Faults after which a bot can not go on: it is dead, stuck, cut off, or its answers can no longer
+# be matched to requests (stale).  It is stopped at once, and forfeits every game it plays.
+FATAL = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.DISCONNECTED, FaultKind.TOO_LARGE,
+                   FaultKind.STALE})
+Action = dict[str, Any]
 ENDPOINT = "{endpoint}"
 
 
@@ -111,6 +124,7 @@ class RefereeConfig:
     faults_to_disqualify: int = 3
     auto_single: bool = True
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    concurrent: int = 16  # games of one lineup in play at once, for bots that offer as many
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +179,11 @@ def bot_seed(seed: str, seat: int) -> str:
 
 
 class Seat:
-    """One bot process at the table: its sandbox, its socket, and its standing in the match.
+    """One bot process at the table: its sandbox, its socket, and the requests it owes.
 
-    ``index`` is the seat it holds in the current match (it may change between matches)."""
+    ``index`` is the seat it holds in the current lineup (it may change between lineups)."""
+
+    changes = 0  # bumped whenever any seat's socket is made or closed (pollers are then remade)
 
     def __init__(self, index: int, spec: BotSpec, context: zmq.Context, config: RefereeConfig, workroot: Path) -> None:
         self.index = index
@@ -178,28 +194,28 @@ class Seat:
         self.proc: sandbox.BotProcess | None = None
         self.channel: Channel | None = None
         self.endpoint_dir: Path | None = None
-        self.ready = False
+        self.ready = False  # handshake done and not stopped since
+        self.retiring = False  # faulted: finishes the games it plays, then is restarted
         self.welcomed: tuple[list[str], int] | None = None
         self.hello_name: str | None = None
+        self.concurrent = 1  # games at once, as its hello offered
         self.startup_fault: ProtocolFault | None = None
         self.startup_log = ""  # stderr of a bot that failed to start, for the next game's log
-        self.faults_in_a_row = 0
-        self.disqualified = False
         self.starts = 0
+        self.counted = 0  # starts already attributed to a game
         self.launched = 0.0
         self.startup_ms: int | None = None
         self.next_id = 0
-        # Per game: the fault that removed the seat, the log cursor, pending forced decisions.
-        self.fault: FaultRecord | None = None
-        self.cursor = 0
-        self.forced: list[dict[str, Any]] = []
-        self.time_left_ms = 0
+        self.pending: dict[int, _Pending] = {}  # requests sent and not answered, oldest first
+        self.last_frame = 0.0  # when its last frame was read: the clock of a queued request starts there
+        self.playing: set[_Game] = set()  # games it still plays in (started, not over, no fault)
 
     # -- process lifecycle --------------------------------------------------------------------
 
     def launch(self) -> None:
         """Bind the private socket and start the bot; faults are kept for :meth:`handshake`."""
         self.ready = False
+        self.retiring = False
         self.welcomed = None
         self.startup_fault = None
         self.endpoint_dir = Path(tempfile.mkdtemp(prefix=f"s{self.index}-", dir=self.workroot))
@@ -208,6 +224,7 @@ class Seat:
         # usually arrives and is reported precisely as too_large rather than as a drop.
         self.channel = Channel.bind(
             endpoint, max_message_size=CUTOFF_FACTOR * self.config.max_message_size, context=self.context)
+        Seat.changes += 1
         self.starts += 1
         self.launched = time.monotonic()
         try:
@@ -245,11 +262,12 @@ class Seat:
             self.startup_log += self.stop(reason="startup")
             return
         self.hello_name = hello.name
+        self.concurrent = hello.concurrent
         self.startup_ms = int((time.monotonic() - self.launched) * 1000)
         self.ready = True
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
-        """Tell the bot about the match it plays next: the game, its seat, the names."""
+        """Tell the bot about the lineup it plays next: the game, its seat, the names."""
         assert self.channel is not None
         self.channel.send(messages.welcome(game, self.index, names, variants, self.config.limits))
 
@@ -267,10 +285,12 @@ class Seat:
         if self.channel is not None:
             self.channel.close()
             self.channel = None
+            Seat.changes += 1
         if self.endpoint_dir is not None:
             shutil.rmtree(self.endpoint_dir, ignore_errors=True)
             self.endpoint_dir = None
         self.ready = False
+        self.pending.clear()
         return text
 
     def take_stderr(self) -> str:
@@ -292,34 +312,125 @@ class Seat:
             )
         return ProtocolFault(FaultKind.TIMEOUT, f"no answer {waited.removeprefix('while the referee waited ')}")
 
-    def ask(self, request: dict[str, Any], legal: list[dict[str, Any]], deadline_ms: int) -> dict[str, Any]:
-        """Send a request and return the chosen legal action, or raise :class:`ProtocolFault`.
-
-        A frame that is not the answer to this request (an answer to an earlier one, sent late
-        or twice) is a ``stale`` fault: between requests a bot must stay silent.
-        """
-        assert self.channel is not None
+    def ask(self, request: dict[str, Any], legal: list[Action], deadline_ms: int) -> Action:
+        """One request and its answer, outside any game (the benchmark's single round trip):
+        the legal action chosen, or raise :class:`ProtocolFault`."""
+        assert self.channel is not None and not self.pending
         if not self.channel.send(request):
-            raise self._silence_fault("the bot is not connected")
-        request_id = request["id"]
+            self.channel.dropped = True
+            raise self._silence_fault("when the referee sent it a request")
         frame = self.channel.recv_bytes(deadline_ms)
         if frame is None:
             raise self._silence_fault(f"while the referee waited up to {deadline_ms} ms for its answer")
-        # Fast path: a well-formed answer to this request that names a legal action is valid by
-        # construction; anything else goes through the schema, which names the fault exactly.
+        self.pending[request["id"]] = _Pending(request["id"], None, 0, legal, 0.0, deadline_ms, 0)  # type: ignore[arg-type]
+        _, chosen = self.answer(frame)
+        self.pending.clear()
+        if isinstance(chosen, ProtocolFault):
+            raise chosen
+        return chosen
+
+    def due(self, pending: _Pending) -> float:
+        """When ``pending`` times out (monotonic).  Its clock starts when it was sent or when the
+        bot's previous frame came, whichever is later: a bot answering several requests in turn
+        is not charged for the time it spent on the others."""
+        return max(pending.sent, self.last_frame) + pending.deadline_ms / 1000
+
+    def answer(self, frame: bytes) -> tuple[_Pending, Action | ProtocolFault]:
+        """The pending request a frame answers, and the legal action it picks or the fault it
+        is (charged to the oldest pending request unless the frame names another).
+
+        An answer that names no pending request (late, a second answer, an invented id) is a
+        ``stale`` fault: a bot must not send what was not asked.
+        """
+        # Fast path: a well-formed answer to a pending request that names a legal action is
+        # valid by construction; anything else goes through the schema, which names the fault.
         if len(frame) <= self.config.max_message_size:
             try:
                 msg = codec.loads(frame)
             except ValueError:
                 msg = None
-            if (type(msg) is dict and len(msg) == 3 and msg.get("type") == "action"
-                    and type(msg.get("id")) is int and msg["id"] == request_id):
-                chosen = msg.get("action")
-                for candidate in legal:
-                    if candidate == chosen:
-                        return candidate
-        msg = decode_bot_message(frame, self.config.max_message_size, ("action",))
-        return accept_action(msg, request_id, legal)
+            if type(msg) is dict and len(msg) == 3 and msg.get("type") == "action" and type(msg.get("id")) is int:
+                pending = self.pending.get(msg["id"])
+                if pending is not None:
+                    chosen = msg.get("action")
+                    for candidate in pending.legal:
+                        if candidate == chosen:
+                            del self.pending[pending.request_id]
+                            return pending, candidate
+        pending = next(iter(self.pending.values()))
+        try:
+            msg = decode_bot_message(frame, self.config.max_message_size, ("action",))
+            if msg["id"] not in self.pending:
+                ids = ", ".join(map(str, self.pending))
+                return pending, ProtocolFault(
+                    FaultKind.STALE, f"action for request {msg['id']}, but the outstanding "
+                                     f"request{'s are' if len(self.pending) > 1 else ' is'} {ids}")
+            pending = self.pending[msg["id"]]
+            chosen = accept_action(msg, pending.request_id, pending.legal)
+        except ProtocolFault as fault:
+            return pending, fault
+        del self.pending[pending.request_id]
+        return pending, chosen
+
+
+@dataclass(slots=True, eq=False)
+class _Pending:
+    """A request a bot owes an answer to."""
+
+    request_id: int
+    game: _Game
+    seat: int
+    legal: list[Action]
+    sent: float
+    deadline_ms: int
+    number: int  # the decision's index in the game
+
+
+@dataclass(slots=True, eq=False)
+class _Run:
+    """One match being played: its games so far and who is out of it."""
+
+    number: int
+    match: Match
+    seed: str
+    match_id: str
+    reports: list[GameReport] = field(default_factory=list)
+    disqualified: set[int] = field(default_factory=set)
+    faults_in_a_row: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class _Game:
+    """One game in play, and what each seat has been told of it."""
+
+    run: _Run
+    state: State
+    index: int
+    game_id: str
+    seed: str
+    started: str
+    t0: float
+    fault: list[FaultRecord | None]
+    cursor: list[int]
+    forced: list[list[dict[str, Any]]]
+    time_left_ms: list[int]
+    generation: list[int]  # each seat's process (its start count) that got game_start; 0: none
+    starts: list[int]
+    extra: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    logs: dict[int, str] = field(default_factory=dict)
+    collateral: set[int] = field(default_factory=set)  # forfeits caused by a fault in another game
+    waiting: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPlan:
+    """A match to play: its seed, its id, and the results of its games already stored."""
+
+    seed: str
+    match_id: str = "match"
+    done: tuple[GameResult, ...] = ()
 
 
 class Referee:
@@ -350,8 +461,13 @@ class Referee:
 
 class Session:
     """Bot processes shared by consecutive matches: each bot is started once and restarted only
-    after a fault.  A bot's seat may change from one match to the next (``welcome`` and
-    ``game_start`` say which); two seats of one match never share a process."""
+    after a fault.  A bot's seat may change from one lineup to the next (``welcome`` and
+    ``game_start`` say which); two seats of one match never share a process.
+
+    Matches of one lineup can be played at the same time (:meth:`play_matches`): when every bot
+    offered it in its hello, up to ``RefereeConfig.concurrent`` games are in play at once, their
+    requests interleaved, so a bot process wakes once for several decisions.
+    """
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
@@ -395,10 +511,26 @@ class Session:
         match already played and stored (a resumed match goes on from there); ``on_game`` is
         called as soon as each game is over, so a caller can store it before the next begins.
         """
+        plan = MatchPlan(seed, match_id, tuple(done or ()))
+        hook = None if on_game is None else (lambda _number, report: on_game(report))
+        return self.play_matches(game, config, bots, [plan], on_game=hook)[0]
+
+    def play_matches(
+        self,
+        game: Game,
+        config: GameConfig,
+        bots: list[BotSpec],
+        plans: list[MatchPlan],
+        *,
+        on_game: Callable[[int, GameReport], None] | None = None,
+        on_match: Callable[[int, MatchReport], None] | None = None,
+    ) -> list[MatchReport]:
+        """Play several matches of one lineup (the same bots in the same seats), as many games
+        at once as the bots offered; ``on_game(i, report)`` and ``on_match(i, report)`` are
+        called, with the index of the plan, as soon as each game and each match is over."""
         if len(bots) != config.players:
             raise ValueError(f"{len(bots)} bots for {config.players} seats")
         game.check_config(config)
-        match = Match(game, config, list(done or []))
         names = [b.name for b in bots]
         keys = [(spec, bots[:i].count(spec)) for i, spec in enumerate(bots)]
         seats = []
@@ -407,173 +539,342 @@ class Session:
                 self.players[key] = Seat(index, key[0], self.referee.context, self.config, self.workroot)
             seat = self.players[key]
             seat.index = index
-            seat.faults_in_a_row = 0
-            seat.disqualified = False
+            if seat.playing or seat.pending:  # left over by a table that ended in an error
+                seat.playing.clear()
+                seat.pending.clear()
+                seat.retiring = True  # its answers to that table may still come: start afresh
             seats.append(seat)
-        starts_before = [seat.starts for seat in seats]
-        reports: list[GameReport] = []
-        counted = list(starts_before)
-        self._ready(seats, game, names, config)
-        while not match.over:
-            index = len(match.results)
-            report = self._play_game(game, match, seats, names, seed=f"{seed}:{index}", game_id=f"{match_id}-g{index}")
-            report.starts = [s.starts - c for s, c in zip(seats, counted)]
-            report.record["starts"] = report.starts
-            counted = [s.starts for s in seats]
-            match.record(_result_of(report))
-            reports.append(report)
-            for key in keys:
-                self.last_report[key] = report
-            if on_game is not None:
-                on_game(report)
-            if not match.over:
-                self._ready([s for s in seats if not s.disqualified], game, names, config)
-        for seat in seats:
-            if seat.ready and seat.channel is not None:
-                seat.channel.send(messages.match_over(match.scores, match.winner))
-        return MatchReport(
-            games=reports,
-            scores=match.scores,
-            winner=match.winner,
-            disqualified=[s.index for s in seats if s.disqualified],
-            starts=[s.starts - before for s, before in zip(seats, starts_before)],
-            hello_names=[s.hello_name for s in seats],
-            startup_ms=[s.startup_ms for s in seats],
-        )
+        n = len(seats)
+        runs = [_Run(i, Match(game, config, list(plan.done)), plan.seed, plan.match_id,
+                     faults_in_a_row=[0] * n, starts=[0] * n) for i, plan in enumerate(plans)]
+        reports: list[MatchReport | None] = [None] * len(runs)
+        table = _Table(self, game, seats, names, keys, list(config.variants))
+        queue = deque(runs)
+        live: list[_Game] = []
+        while queue or live:
+            table.start_games(queue, live)
+            if not live and queue and not queue[0].match.over:
+                raise RuntimeError("no game could be started")  # a bug: nothing is in play to wait for
+            for g in list(live):
+                if not g.waiting and table.advance(g):
+                    live.remove(g)
+                    run = g.run
+                    report = table.finish(g)
+                    if on_game is not None:
+                        on_game(run.number, report)
+                    if not run.match.over:
+                        queue.append(run)
+            for run in table.ended:
+                reports[run.number] = table.match_report(run)
+                if on_match is not None:
+                    on_match(run.number, reports[run.number])  # type: ignore[arg-type]
+            table.ended.clear()
+            if any(seat.pending for seat in seats):
+                table.collect()
+        return reports  # type: ignore[return-value]
 
-    # -- bot lifecycle ------------------------------------------------------------------------
 
-    def _ready(self, seats: list[Seat], game: Game, names: list[str], config: GameConfig) -> None:
-        """(Re)start every bot that is not running, then welcome each to this match."""
-        fresh = [s for s in seats if not s.ready]
+class _Table:
+    """The games of one lineup in play: starts them, asks the bots, and turns faults into forfeits."""
+
+    def __init__(self, session: Session, game: Game, seats: list[Seat], names: list[str],
+                 keys: list[tuple[BotSpec, int]], variants: list[str]) -> None:
+        self.session = session
+        self.config = session.config
+        self.game = game
+        self.seats = seats
+        self.names = names
+        self.keys = keys
+        self.variants = variants
+        self.ended: list[_Run] = []
+        self.limit = self.concurrency()
+        self.pollers: dict[tuple[int, ...], zmq.Poller] = {}
+        self.polled = -1  # the value of Seat.changes the pollers were made for
+
+    # -- starting games -----------------------------------------------------------------------
+
+    def concurrency(self) -> int:
+        """Games at once: what every bot offered (a bot not started yet counts as 1), at most
+        ``RefereeConfig.concurrent``."""
+        return max(1, min(self.config.concurrent, *(seat.concurrent if seat.ready else 1 for seat in self.seats)))
+
+    def start_games(self, queue: deque[_Run], live: list[_Game]) -> None:
+        """Start the next games, as many as the bots play at once; first (re)start every bot that
+        is needed and not running, once no request is pending (a start-up wait must not be
+        charged to bots answering meanwhile) and once a faulted bot has finished its games."""
+        while queue and len(live) < self.limit:
+            run = queue[0]
+            if run.match.over:  # a resumed match that was already complete
+                queue.popleft()
+                self.end_match(run)
+                continue
+            needed = [s for i, s in enumerate(self.seats) if i not in run.disqualified]
+            fresh = [s for s in needed if not s.ready or s.retiring]
+            if fresh:
+                if any(s.playing for s in fresh) or any(s.pending for s in self.seats):
+                    return
+                self.ready(needed)
+                if len(live) >= self.limit:  # a restarted bot may offer fewer games at once
+                    return
+            else:
+                self.welcome(needed)
+            queue.popleft()
+            live.append(self.start_game(run))
+
+    def ready(self, seats: list[Seat]) -> None:
+        """(Re)start every bot that is not running, then welcome each to this lineup."""
+        fresh = [s for s in seats if not s.ready or s.retiring]
         for seat in fresh:
             seat.stop(reason="restart")
             seat.launch()
         deadline = time.monotonic() + self.config.limits.startup_ms / 1000
         for seat in fresh:
             seat.handshake(deadline)
+        self.limit = self.concurrency()
+        self.welcome(seats)
+
+    def welcome(self, seats: list[Seat]) -> None:
         for seat in seats:
-            if seat.ready and seat.welcomed != (names, seat.index):
-                seat.welcome(game.name, names, list(config.variants))
-                seat.welcomed = (names, seat.index)
+            if seat.ready and seat.welcomed != (self.names, seat.index):
+                seat.welcome(self.game.name, self.names, self.variants)
+                seat.welcomed = (self.names, seat.index)
 
-    # -- one game -----------------------------------------------------------------------------
-
-    def _play_game(self, game: Game, match: Match, seats: list[Seat], names: list[str], *, seed: str, game_id: str) -> GameReport:
+    def start_game(self, run: _Run) -> _Game:
+        match = run.match
         config = match.next_config()
         index = len(match.results)
-        started, t0 = now_iso(), time.monotonic()
-        state = game.new_game(config, SeededChance(seed))
-        limits = self.config.limits
-        extra: list[dict[str, Any]] = []
-        faults: list[FaultRecord] = []
-        logs: dict[int, str] = {}
-        for seat in seats:
-            seat.fault = None
-            seat.cursor = 0
-            seat.forced = []
-            seat.time_left_ms = limits.game_ms
-            if seat.disqualified:
-                seat.fault = FaultRecord(seat.index, seat.spec.name, FaultKind.DISQUALIFIED.value,
+        seed = f"{run.seed}:{index}"
+        n = len(self.seats)
+        g = _Game(
+            run=run, state=self.game.new_game(config, SeededChance(seed)), index=index,
+            game_id=f"{run.match_id}-g{index}", seed=seed, started=now_iso(), t0=time.monotonic(),
+            fault=[None] * n, cursor=[0] * n, forced=[[] for _ in range(n)],
+            time_left_ms=[self.config.limits.game_ms] * n, generation=[0] * n,
+            starts=[s.starts - s.counted for s in self.seats],
+        )
+        for i, seat in enumerate(self.seats):
+            seat.counted = seat.starts  # each start is counted once, in the next game started
+            if i in run.disqualified:
+                g.fault[i] = FaultRecord(i, seat.spec.name, FaultKind.DISQUALIFIED.value,
                                          "disqualified from this match after faults in several games in a row")
             elif seat.startup_fault is not None:
-                seat.fault = FaultRecord(seat.index, seat.spec.name, seat.startup_fault.kind.value, seat.startup_fault.fault.message)
-                logs[seat.index], seat.startup_log = seat.startup_log, ""
-            elif seat.ready:
-                seat.channel.send(messages.game_start(  # type: ignore[union-attr]
-                    game_id, index, seat.index, config.to_json(), match.scores, bot_seed(seed, seat.index)))
-            if seat.fault is not None and seat.fault.kind != FaultKind.DISQUALIFIED.value:
-                faults.append(seat.fault)
+                record = FaultRecord(i, seat.spec.name, seat.startup_fault.kind.value, seat.startup_fault.fault.message)
+                g.fault[i] = record
+                g.faults.append(record)
+                g.logs[i], seat.startup_log = seat.startup_log, ""
+                seat.startup_fault = None  # reported once; the bot is started again for the next game
+            elif seat.ready and seat.channel is not None:
+                seat.channel.send(messages.game_start(
+                    g.game_id, index, i, config.to_json(), match.scores, bot_seed(seed, i), run.match_id))
+                g.generation[i] = seat.starts
+                seat.playing.add(g)
+        return g
 
-        def remove(seat: Seat, fault: ProtocolFault, number: int) -> None:
-            record = FaultRecord(seat.index, seat.spec.name, fault.kind.value, fault.fault.message, number)
-            seat.fault = record
-            faults.append(record)
-            log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, seat.index, game_id,
-                        fault.kind.value, fault.fault.message)
-            if seat.channel is not None:
-                seat.channel.send(messages.error(fault.kind, fault.fault.message))
-            logs[seat.index] = logs.get(seat.index, "") + seat.stop(reason="fault")
+    # -- playing ------------------------------------------------------------------------------
 
+    def advance(self, g: _Game) -> bool:
+        """Play ``g`` up to its next request to a bot (sent) or its end; True once it is over."""
+        state = g.state
+        limits = self.config.limits
         auto_single = self.config.auto_single
         while (decision := state.to_move()) is not None:
-            number = len(state.decisions)
-            seat = seats[decision.seat]
-            if seat.fault is not None:
+            i = decision.seat
+            fault = g.fault[i]
+            if fault is not None:
                 # A seat removed from the game forfeits at its first decision (the engine's rule).
-                state.forfeit(decision.seat, seat.fault.kind)
-                extra.append({"fault": seat.fault.kind})
+                state.forfeit(i, fault.kind)
+                g.extra.append({"fault": fault.kind})
                 continue
             legal = state.legal_actions()
             if auto_single and len(legal) == 1:
                 state.apply(legal[0])
-                seat.forced.append(messages.forced(decision.kind, legal[0]))
-                extra.append({"auto": True})
+                g.forced[i].append(messages.forced(decision.kind, legal[0]))
+                g.extra.append({"auto": True})
                 continue
-            deadline_ms = min(limits.decision_ms, seat.time_left_ms)
+            seat = self.seats[i]
+            deadline_ms = min(limits.decision_ms, g.time_left_ms[i])
             seat.next_id += 1
             request = {
                 "type": "request",
                 "id": seat.next_id,
-                "game_id": game_id,
+                "game_id": g.game_id,
                 "decision": decision.kind,
-                "observation": state.observation(decision.seat),
-                "events": state.events(decision.seat, seat.cursor),
-                "forced": seat.forced,
+                "observation": state.observation(i),
+                "events": state.events(i, g.cursor[i]),
+                "forced": g.forced[i],
                 "legal": legal,
-                "time_left_ms": seat.time_left_ms,
+                "time_left_ms": g.time_left_ms[i],
                 "deadline_ms": deadline_ms,
             }
-            seat.cursor = len(state.log)
-            seat.forced = []
-            sent = time.monotonic()
-            try:
-                action = seat.ask(request, legal, deadline_ms)
-            except ProtocolFault as fault:
-                if fault.kind == FaultKind.TIMEOUT and deadline_ms < limits.decision_ms:
-                    fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
-                remove(seat, fault, number)
-                state.forfeit(decision.seat, fault.kind.value)
-                extra.append({"fault": fault.kind.value})
+            g.cursor[i] = len(state.log)
+            g.forced[i] = []
+            pending = _Pending(seat.next_id, g, i, legal, time.monotonic(), deadline_ms, len(state.decisions))
+            if seat.channel is None or not seat.channel.send(request):
+                if seat.channel is not None:
+                    seat.channel.dropped = True  # no peer to take it: the bot died or closed its socket
+                # Charged, like any silence, to the oldest request it owes (what it was working on).
+                owed = next(iter(seat.pending.values()), pending)
+                self.fault(seat, owed, seat._silence_fault("when the referee sent it a request"))
                 continue
-            elapsed = (time.monotonic() - sent) * 1000
-            seat.time_left_ms -= int(elapsed + 0.5)
-            state.apply(action)
-            extra.append({"ms": round(elapsed, 2)})
+            seat.pending[pending.request_id] = pending
+            g.waiting = True
+            return False
+        return True
 
+    def collect(self) -> None:
+        """Wait until an answer comes or a deadline passes; apply every answer that came."""
+        waiting = [seat for seat in self.seats if seat.pending]
+        due = min(seat.due(p) for seat in waiting for p in seat.pending.values())
+        ready = dict(self._poller(waiting).poll(max(0, math.ceil((due - time.monotonic()) * 1000))))
+        for seat in waiting:
+            channel = seat.channel
+            if channel is None:
+                continue
+            watched = channel.watched
+            if watched[0] in ready:
+                self.drain(seat, channel)
+            if len(watched) > 1 and watched[1] in ready and seat.pending and channel.note_drop():
+                p = next(iter(seat.pending.values()))
+                self.fault(seat, p, seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer"))
+        now = time.monotonic()
+        if now < due:
+            return
+        limits = self.config.limits
+        for seat in waiting:
+            for p in list(seat.pending.values()):
+                if seat.pending.get(p.request_id) is p and now >= seat.due(p):
+                    fault = seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer")
+                    if fault.kind == FaultKind.TIMEOUT and p.deadline_ms < limits.decision_ms:
+                        fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
+                    self.fault(seat, p, fault)
+
+    def drain(self, seat: Seat, channel: Channel) -> None:
+        """Apply every answer ``seat`` has queued."""
+        while seat.pending and seat.channel is channel:
+            frame = channel.recv_nowait()
+            if frame is None:
+                return
+            now = time.monotonic()
+            p, action = seat.answer(frame)
+            started, seat.last_frame = max(p.sent, seat.last_frame), now
+            if isinstance(action, ProtocolFault):
+                self.fault(seat, p, action)
+                continue
+            g = p.game
+            elapsed = (now - started) * 1000
+            g.time_left_ms[p.seat] -= int(elapsed + 0.5)
+            g.state.apply(action)
+            g.extra.append({"ms": round(elapsed, 2)})
+            g.waiting = False
+
+    def _poller(self, waiting: list[Seat]) -> zmq.Poller:
+        """A poller of the bots that owe an answer (a frame from another one waits to be read),
+        one per set of such bots, made once (until a bot is restarted)."""
+        if Seat.changes != self.polled:
+            self.pollers.clear()
+            self.polled = Seat.changes
+        key = tuple(seat.index for seat in waiting)
+        poller = self.pollers.get(key)
+        if poller is None:
+            poller = self.pollers[key] = zmq.Poller()
+            for seat in waiting:
+                if seat.channel is not None:
+                    for socket in seat.channel.watched:
+                        poller.register(socket, zmq.POLLIN)
+        return poller
+
+    # -- faults -------------------------------------------------------------------------------
+
+    def fault(self, seat: Seat, pending: _Pending, fault: ProtocolFault) -> None:
+        """``seat`` forfeits ``pending``'s game.  A bot that is dead, stuck or cut off (crash,
+        timeout, ...) is stopped at once and forfeits every other game it plays; a bot that
+        only sent a bad answer plays its other games to the end and is restarted after them."""
+        g = pending.game
+        seat.pending.pop(pending.request_id, None)
+        self.remove(g, pending.seat, seat, fault.kind.value, fault.fault.message, pending.number)
+        if seat.channel is not None:
+            seat.channel.send(messages.error(fault.kind, fault.fault.message))
+        if fault.kind in FATAL or not seat.playing:
+            others = list(seat.playing)
+            g.logs[pending.seat] = g.logs.get(pending.seat, "") + seat.stop(reason="fault")
+            for other in others:
+                other.collateral.add(pending.seat)
+                self.remove(other, pending.seat, seat, fault.kind.value,
+                            f"{fault.fault.message} (in game {g.game_id}, played at the same time; the bot was stopped)",
+                            len(other.state.decisions))
+        else:
+            seat.retiring = True
+
+    def remove(self, g: _Game, i: int, seat: Seat, kind: str, message: str, number: int) -> None:
+        record = FaultRecord(i, seat.spec.name, kind, message, number)
+        g.fault[i] = record
+        g.faults.append(record)
+        g.waiting = any(p.game is g for s in self.seats for p in s.pending.values())
+        seat.playing.discard(g)
+        log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, kind, message)
+
+    # -- ending -------------------------------------------------------------------------------
+
+    def finish(self, g: _Game) -> GameReport:
+        """Tell the bots, count faults towards disqualification, and make the game's record."""
+        run, state = g.run, g.state
         result = state.result()
-        for seat in seats:
-            if seat.ready and seat.channel is not None:
-                own = None
-                if seat.fault is not None and seat.fault.kind != FaultKind.DISQUALIFIED.value:
-                    own = seat.fault
+        for i, seat in enumerate(self.seats):
+            seat.playing.discard(g)
+            fault = g.fault[i]
+            if seat.ready and seat.channel is not None and g.generation[i] == seat.starts:
+                own = None if fault is None or fault.kind == FaultKind.DISQUALIFIED.value else fault
                 seat.channel.send(messages.game_over(
-                    game_id, result.to_json(), state.events(seat.index, seat.cursor), seat.forced,
+                    g.game_id, result.to_json(), state.events(i, g.cursor[i]), g.forced[i],
                     None if own is None else _protocol_fault(own),
                 ))
-            logs[seat.index] = logs.get(seat.index, "") + seat.take_stderr()
-            if seat.fault is not None and seat.fault.kind != FaultKind.DISQUALIFIED.value:
-                seat.faults_in_a_row += 1
-                if seat.faults_in_a_row >= self.config.faults_to_disqualify:
-                    seat.disqualified = True
+            g.logs[i] = g.logs.get(i, "") + seat.take_stderr()
+            if fault is None:
+                run.faults_in_a_row[i] = 0
+            elif fault.kind != FaultKind.DISQUALIFIED.value and i not in g.collateral:
+                run.faults_in_a_row[i] += 1
+                if run.faults_in_a_row[i] >= self.config.faults_to_disqualify:
+                    run.disqualified.add(i)
                     log.warning("%s (seat %d) disqualified after %d faulty games in a row",
-                                seat.spec.name, seat.index, seat.faults_in_a_row)
-            elif seat.fault is None:
-                seat.faults_in_a_row = 0
-            if seat.fault is not None:
-                seat.ready = False  # restarted before the next game, unless disqualified
+                                seat.spec.name, i, run.faults_in_a_row[i])
 
         record = make_record(
-            game, state, seats=names, seed=seed,
-            match={"index": 0, "game": index, "scores": match.scores}, extra=extra,
+            self.game, state, seats=self.names, seed=g.seed,
+            match={"index": 0, "game": g.index, "scores": run.match.scores}, extra=g.extra,
         )
-        record["game_id"] = game_id
-        record["faults"] = [f.to_json() for f in faults]
-        record["logs"] = {str(k): v for k, v in logs.items() if v}
-        finished = now_iso()
-        return GameReport(
-            index=index, game_id=game_id, record=record, faults=faults, logs=logs,
-            started=started, finished=finished, duration_ms=int((time.monotonic() - t0) * 1000),
+        record["game_id"] = g.game_id
+        record["faults"] = [f.to_json() for f in g.faults]
+        record["logs"] = {str(k): v for k, v in g.logs.items() if v}
+        record["starts"] = g.starts
+        report = GameReport(
+            index=g.index, game_id=g.game_id, record=record, faults=g.faults, logs=g.logs,
+            started=g.started, finished=now_iso(), duration_ms=int((time.monotonic() - g.t0) * 1000),
+            starts=g.starts,
+        )
+        run.match.record(_result_of(report))
+        run.reports.append(report)
+        run.starts = [a + b for a, b in zip(run.starts, g.starts)]
+        for key in self.keys:
+            self.session.last_report[key] = report
+        if run.match.over:
+            self.end_match(run)
+        return report
+
+    def end_match(self, run: _Run) -> None:
+        for seat in self.seats:
+            if seat.ready and seat.channel is not None:
+                seat.channel.send(messages.match_over(run.match.scores, run.match.winner, run.match_id))
+        self.ended.append(run)
+
+    def match_report(self, run: _Run) -> MatchReport:
+        return MatchReport(
+            games=run.reports,
+            scores=run.match.scores,
+            winner=run.match.winner,
+            disqualified=sorted(run.disqualified),
+            starts=run.starts,
+            hello_names=[s.hello_name for s in self.seats],
+            startup_ms=[s.startup_ms for s in self.seats],
         )
 
 

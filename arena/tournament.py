@@ -26,7 +26,7 @@ from arena import ratings as rating
 from arena.errors import ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
-from arena.referee import BotSpec, GameReport, Referee, RefereeConfig
+from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
@@ -80,7 +80,8 @@ def referee_config(spec: TournamentSpec) -> RefereeConfig:
     sandbox = dict(spec.sandbox)
     mode = sandbox.pop("mode", "auto")
     limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
-    return RefereeConfig(limits=limits, sandbox_mode=mode, resources=SandboxLimits(**sandbox))
+    return RefereeConfig(limits=limits, sandbox_mode=mode, resources=SandboxLimits(**sandbox),
+                         concurrent=spec.concurrent)
 
 
 def game_result(places: list[int], forfeits: list[int]) -> GameResult:
@@ -333,20 +334,33 @@ def _worker_init(results: Any, config: RefereeConfig, started: Any, cpus: list[i
 
 def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
              emit: Callable[[str, Any], None]) -> None:
-    """Play a job's matches in one session, so its bots are started once for all of them.
+    """Play a job's matches in one session, so its bots are started once for all of them; the
+    matches of one lineup (consecutive, same bots in the same seats) are played at the same
+    time, as far as the bots offer.
 
     Emits ``("game", (task, report))`` as each game ends and ``("match", id)`` or
-    ``("error", text)`` as each match ends; a harness error in one match does not stop the rest.
+    ``("error", text)`` as each match ends; a harness error in one lineup does not stop the rest.
     """
     with referee.session() as session:
-        for task in job:
+        for _, group in itertools.groupby(job, key=lambda task: task.bots):
+            tasks = list(group)
+            ended: set[int] = set()
+
+            def on_match(number: int, _report: Any, tasks: list[Task] = tasks, ended: set[int] = ended) -> None:
+                ended.add(number)
+                emit("match", tasks[number].match_id)
+
             try:
-                session.play_match(game, config, list(task.bots), seed=task.seed, match_id=task.match_id,
-                                   done=list(task.done), on_game=lambda report, t=task: emit("game", (t, report)))
-                emit("match", task.match_id)
+                session.play_matches(
+                    game, config, list(tasks[0].bots),
+                    [MatchPlan(task.seed, task.match_id, tuple(task.done)) for task in tasks],
+                    on_game=lambda number, report, tasks=tasks: emit("game", (tasks[number], report)),
+                    on_match=on_match)
             except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
-                log.exception("match %s failed", task.match_id)
-                emit("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}")
+                log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
+                for number, task in enumerate(tasks):
+                    if number not in ended:
+                        emit("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}")
 
 
 def _worker_run(job: list[Task], game_name: str, config: GameConfig) -> None:

@@ -13,6 +13,7 @@ Example::
     seed = 2026
     variants = []               # e.g. ["short-hands"] for Powder Keg
     # points = 3                # points that end a match (Powder Keg default 3, Reactor 1)
+    # concurrent = 16           # games of a lineup in play at once, for bots that offer it (1-64)
 
     [time]                      # milliseconds
     decision = 2000
@@ -44,7 +45,8 @@ FORMATS = ("round-robin", "swiss")
 SANDBOX_MODES = ("auto", "strict", "none")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
-            "variants", "points", "bots", "time", "sandbox", "min_seats"}
+            "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent"}
+DEFAULT_CONCURRENT = 16
 TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
 SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
 
@@ -76,6 +78,7 @@ class TournamentSpec:
     min_seats: int | None = None
     time: dict[str, int] = field(default_factory=lambda: dict(TIME_KEYS))
     sandbox: dict[str, Any] = field(default_factory=lambda: {"mode": "auto"})
+    concurrent: int = DEFAULT_CONCURRENT
 
     def game_config(self) -> GameConfig:
         return GameConfig(players=self.seats, variants=self.variants, points=self.points)
@@ -87,6 +90,8 @@ class TournamentSpec:
             "seed": self.seed, "games": self.games, "rounds": self.rounds, "rotations": self.rotations,
             "duplicate": self.duplicate, "variants": list(self.variants), "points": self.points,
             "min_seats": self.min_seats, "time": self.time, "sandbox": self.sandbox,
+            # Only when set: a tournament stored before the field existed still resumes.
+            **({"concurrent": self.concurrent} if self.concurrent != DEFAULT_CONCURRENT else {}),
         }
 
 
@@ -186,6 +191,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     if min_seats is not None and (min_seats > seats or min_seats < game.min_players):
         raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
     points = _int(path, data, "points", 1)
+    concurrent = _int(path, data, "concurrent", 1, 64) or DEFAULT_CONCURRENT
 
     variants = data.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
@@ -226,5 +232,5 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         name=name, game=game.name, format=fmt, seats=seats, bots=tuple(bots), seed=str(seed),
         games=games, rounds=rounds, rotations=_bool(path, data, "rotations", True),
         duplicate=_bool(path, data, "duplicate", True), variants=tuple(variants), points=points,
-        min_seats=min_seats, time=time, sandbox=sandbox,
+        min_seats=min_seats, time=time, sandbox=sandbox, concurrent=concurrent,
     )

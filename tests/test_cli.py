@@ -110,7 +110,7 @@ def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]
     assert sum(b["match_wins"] for b in out["bots"]) == 2
-    assert [b["starts"] for b in out["bots"]] == [2, 2, 2]  # once per bot per match
+    assert [b["starts"] for b in out["bots"]] == [1, 1, 1]  # once per bot for all the matches
     text = ok("check", RANDOM, "--game", "powder-keg", "--sandbox", "none")
     assert text.startswith("OK: random_bot as a powder-keg bot")
     bad = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_illegal.py"), "--game", "reactor", "--sandbox", "none"])

@@ -52,6 +52,7 @@ def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, ext
         ('name = "x"\ngame = "reactor"\nseats = 2\n[time]\ndecision = -5\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "decision"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmode = "loose"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "sandbox.mode"),
         ('name = "x"\ngame = "reactor"\nrounds = 3\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "rounds"),
+        ('name = "x"\ngame = "reactor"\nconcurrent = 65\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "concurrent"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"\n[[bots', "TOML"),
     ],
 )
@@ -247,3 +248,15 @@ def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
     execute(jobs(), 2, RefereeConfig(sandbox_mode="none"), "reactor", GameConfig(players=2), on_event)
     assert seen_at_first[0] <= 4
     assert len(taken) == 12 and len(games) == 12
+
+
+def test_concurrent_games_per_lineup_are_configurable(tmp_path: Path) -> None:
+    """``concurrent`` bounds the games of one lineup in play at once; the default is not stored,
+    so a tournament saved before the field existed resumes unchanged."""
+    from arena.tournament import referee_config
+
+    default = load_tournament(write(tmp_path, random_field(3), "a.toml"))
+    assert default.concurrent == 16 and referee_config(default).concurrent == 16
+    assert "concurrent" not in default.to_json()
+    one = load_tournament(write(tmp_path, random_field(3, extra="concurrent = 1"), "b.toml"))
+    assert referee_config(one).concurrent == 1 and one.to_json()["concurrent"] == 1

@@ -1,6 +1,7 @@
 """A built-in policy as a bot program: the glue every bundled heuristic and strong bot shares.
 
-The policy is created afresh for each game from the referee's per-game seed, so a game is
+The policy is created afresh for each game from the referee's per-game seed (and each match
+has its own instance, so games played at the same time never share one), so a game is
 played the same way by a warm or a restarted process (what makes a resumed tournament equal
 an uninterrupted one).  A policy with ``observe_events(events)`` is fed every event the seat
 is shown, so its memory (its Peeks, where it put a King) is exact.
@@ -37,6 +38,13 @@ class PolicyBot:
         return self.policy.act(observation, legal)
 
 
-def main(game: str, policy: str, name: str) -> int:
-    """Run the policy as a bot (the endpoint comes from the command line); the exit status."""
-    return run(PolicyBot(game, policy), name=name)
+def main(game: str, policy: str, name: str, concurrent: int = 16) -> int:
+    """Run the policy as a bot (the endpoint comes from the command line); the exit status.
+
+    It offers to play ``concurrent`` games at once, each match with its own instance."""
+
+    class Bot(PolicyBot):
+        def __init__(self) -> None:
+            super().__init__(game, policy)
+
+    return run(Bot, name=name, concurrent=concurrent)

@@ -1,0 +1,143 @@
+"""Several games of one lineup in play at once (``hello.concurrent``), with real bot processes.
+
+The referee interleaves the games' requests when every bot offers it; results are those of
+playing the games one at a time, time is charged per request (not for the queue behind it),
+and a fault costs what the protocol says: a bad answer forfeits its own game, a dead or stuck
+bot forfeits every game it was playing (without counting those towards disqualification).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+import arena.referee as referee_module
+from arena.games import GameConfig, get_game
+from arena.games.record import replay
+from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
+from protocol.messages import Limits
+from test_referee import MODE, PY, RANDOM, ZOO, bot_processes, tagged
+
+FAST = Limits(decision_ms=1000, game_ms=20_000, startup_ms=8_000)
+
+
+def concurrent_zoo(mode: str, game: str) -> BotSpec:
+    path = str(ZOO / "zoo_concurrent.py")
+    return BotSpec(f"concurrent-{mode}", (PY, path, "{endpoint}", mode, game), (path,))
+
+
+def play_lineup(first: BotSpec, matches: int = 12, *, players: int = 3, points: int = 1,
+                limits: Limits = FAST, monkeypatch: pytest.MonkeyPatch | None = None, **config):
+    """``matches`` matches of one lineup in one session; returns their reports and the most
+    games that were in play at once."""
+    game = get_game("reactor")
+    tag = f"tag-{uuid.uuid4().hex}"
+    bots = [tagged(first, tag)] + [tagged(bot_spec(RANDOM, f"random{i}"), tag) for i in range(1, players)]
+    most = [0]
+    if monkeypatch is not None:
+        start_game = referee_module._Table.start_game
+
+        def spy(self, run):
+            most[0] = max(most[0], 1 + max(len(s.playing) for s in self.seats))
+            return start_game(self, run)
+
+        monkeypatch.setattr(referee_module._Table, "start_game", spy)
+    plans = [MatchPlan(f"lineup:{i}", f"m{i}") for i in range(matches)]
+    with Referee(RefereeConfig(limits=limits, sandbox_mode=MODE, **config)) as referee, referee.session() as session:
+        reports = session.play_matches(game, GameConfig(players=players, points=points), bots, plans)
+    assert bot_processes(tag) == [], "a bot process survived the session"
+    for report in reports:
+        for g in report.games:
+            replay(game, g.record)
+    return reports, most[0]
+
+
+def outcomes(reports) -> list[tuple]:
+    return [(g.game_id, g.record["result"]["places"], [(d["seat"], d["action"]) for d in g.record["decisions"]])
+            for r in reports for g in r.games]
+
+
+def test_interleaved_games_play_exactly_as_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random bots re-seed per game, so every game is decided by its seeds alone: interleaving
+    changes nothing but the cost.  The bots are started once for all the matches."""
+    together, most = play_lineup(bot_spec(RANDOM, "random0"), matches=12, points=2, monkeypatch=monkeypatch)
+    apart, one = play_lineup(bot_spec(RANDOM, "random0"), matches=12, points=2, monkeypatch=monkeypatch, concurrent=1)
+    assert most == 12 and one == 1
+    assert outcomes(together) == outcomes(apart)
+    assert sum(r.starts[0] for r in together) == 1 and all(sum(r.starts[1:]) in (0, 2) for r in together)
+    assert all(g.faults == [] for r in together for g in r.games)
+
+
+def test_a_bot_that_offers_nothing_is_played_one_game_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot whose hello does not offer more (the default, e.g. the JavaScript bot) keeps the
+    whole table at one game at a time."""
+    plain = BotSpec("plain", (PY, str(ZOO / "zoo_raw.py"), "{endpoint}", "ok"), (str(ZOO / "zoo_raw.py"),))
+    reports, most = play_lineup(plain, matches=4, monkeypatch=monkeypatch)
+    assert most == 1
+    assert all(g.faults == [] for r in reports for g in r.games)
+
+
+def test_queued_requests_are_not_charged_for_the_wait() -> None:
+    """A bot that takes 60 ms per answer, with requests of 8 games queued behind each other,
+    never times out against a 250 ms limit: each request's clock starts when the bot could
+    start on it (its previous answer), not when it was sent."""
+    reports, _ = play_lineup(concurrent_zoo("slow:60", "none"), matches=8,
+                             limits=Limits(decision_ms=250, game_ms=60_000, startup_ms=8_000))
+    assert all(g.faults == [] for r in reports for g in r.games)
+    times = [d["ms"] for r in reports for g in r.games for d in g.record["decisions"] if d["seat"] == 0 and "ms" in d]
+    assert len(times) > 50 and 55 < sorted(times)[len(times) // 2] < 250 and max(times) < 250
+
+
+def faults_by_game(reports) -> dict[str, list[tuple[int, str, str]]]:
+    return {g.game_id: [(f.seat, f.kind, f.message) for f in g.faults] for r in reports for g in r.games}
+
+
+def test_a_crash_forfeits_every_game_the_bot_was_playing() -> None:
+    """Rule: a dead bot forfeits the game where it died and every game it played at the time
+    (marked as played at the same time); it is restarted for the next games, and only the game
+    where it faulted counts towards disqualification."""
+    reports, _ = play_lineup(concurrent_zoo("crash", "m2-g0"), matches=12, faults_to_disqualify=1)
+    faults = faults_by_game(reports)
+    assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "crash")]
+    assert "same time" not in faults["m2-g0"][0][2]
+    others = [g for g, f in faults.items() if f and g != "m2-g0"]
+    assert others, "no other game was in play when the bot crashed"
+    for g in others:
+        assert [(s, k) for s, k, _ in faults[g]] == [(0, "crash")] and "in game m2-g0" in faults[g][0][2]
+    later = [g for g, f in faults.items() if not f]
+    assert later, "the restarted bot played no game"
+    assert sum(r.starts[0] for r in reports) == 2
+    # With a single fault to disqualify, only the match where it crashed disqualifies it.
+    assert [(r.games[0].game_id, r.disqualified) for r in reports if r.disqualified] == [("m2-g0", [0])]
+
+
+def test_a_bad_answer_forfeits_only_its_own_game() -> None:
+    """Rule: an illegal action forfeits that game only; the bot plays its other games to the end
+    and is then restarted."""
+    reports, _ = play_lineup(concurrent_zoo("illegal", "m2-g0"), matches=12)
+    faults = faults_by_game(reports)
+    assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "illegal")]
+    assert [g for g, f in faults.items() if f] == ["m2-g0"]
+    assert sum(r.starts[0] for r in reports) == 2
+
+
+def test_a_hung_bot_times_out_and_forfeits_the_games_it_held() -> None:
+    reports, _ = play_lineup(concurrent_zoo("hang", "m1-g0"), matches=10,
+                             limits=Limits(decision_ms=400, game_ms=20_000, startup_ms=8_000))
+    faults = faults_by_game(reports)
+    assert [(s, k) for s, k, _ in faults["m1-g0"]] == [(0, "timeout")]
+    assert all([(s, k) for s, k, _ in f] == [(0, "timeout")] for f in faults.values() if f)
+    assert any(not f for f in faults.values())
+    assert sum(r.starts[0] for r in reports) == 2
+
+
+def test_a_second_answer_is_stale_and_stops_the_bot() -> None:
+    """Rule: an answer to no pending request is charged to the bot's oldest pending request;
+    answers can then no longer be trusted to match requests, so the bot is stopped and forfeits
+    every game it plays (one stale fault, the others marked as played at the same time)."""
+    reports, _ = play_lineup(concurrent_zoo("twice", "m2-g0"), matches=12)
+    faults = [f for fs in faults_by_game(reports).values() for f in fs]
+    assert {(seat, kind) for seat, kind, _ in faults} == {(0, "stale")}
+    assert len([f for f in faults if "same time" not in f[2]]) == 1
+    assert sum(r.starts[0] for r in reports) == 2
