@@ -5,7 +5,8 @@ decision wakes a different process (and libzmq's I/O threads on both ends), and 
 another CPU costs an inter-processor interrupt, which is dear in a virtual machine, and a cold
 cache.  Pinning a worker (its referee, and the bots it starts, which inherit the mask) to one
 CPU keeps those wake-ups local; with one worker per CPU, tables also stop competing for the
-same core.  `arena bench` measures what it gains (see the README).
+same core.  A pinned worker also runs under SCHED_BATCH (see :func:`pin`).  `arena bench`
+measures what both gain (see the README).
 
 Linux only; elsewhere, and when there are more workers than CPUs, nothing is pinned.
 """
@@ -49,7 +50,10 @@ def worker_cpus(workers: int) -> list[int | None]:
 
 
 def pin(cpu: int | None) -> set[int] | None:
-    """Keep this process (and every process and thread it starts from now on) on ``cpu``.
+    """Keep this process (and every process and thread it starts from now on) on ``cpu``, under
+    SCHED_BATCH: on a shared CPU a woken process then waits for the running one to block
+    instead of preempting it, so the referee sends a whole burst of requests before the bots
+    run, and they answer it in one wake-up each.
 
     Returns the previous mask for :func:`restore`, or ``None`` when nothing was changed.
     """
@@ -58,15 +62,25 @@ def pin(cpu: int | None) -> set[int] | None:
     try:
         before = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {cpu})
-        return before
     except (AttributeError, OSError):
         return None
+    _set_policy(getattr(os, "SCHED_BATCH", None))
+    return before
 
 
 def restore(mask: set[int] | None) -> None:
-    """Undo :func:`pin` (threads started while pinned keep their mask)."""
+    """Undo :func:`pin` (threads started while pinned keep their mask and policy)."""
     if mask:
         try:
             os.sched_setaffinity(0, mask)
+        except (AttributeError, OSError):
+            pass
+        _set_policy(getattr(os, "SCHED_OTHER", None))
+
+
+def _set_policy(policy: int | None) -> None:
+    if policy is not None:
+        try:
+            os.sched_setscheduler(0, policy, os.sched_param(0))
         except (AttributeError, OSError):
             pass

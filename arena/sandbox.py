@@ -647,6 +647,14 @@ def _rlimit_command(limits: Limits) -> list[str]:
     ]
 
 
+def _batch_command() -> list[str]:
+    """Run the bot under SCHED_BATCH: a waking bot then does not preempt the referee that is
+    still sending it a burst of requests, so it reads the whole burst in one wake-up (what makes
+    interleaved games cheap).  Only an optimisation: skipped where ``chrt`` is missing."""
+    chrt = shutil.which("chrt", path=SAFE_PATH)
+    return [] if chrt is None else [chrt, "--batch", "0"]
+
+
 def _setpriv_command(uid: int | None, *, pdeathsig: bool) -> list[str]:
     if uid is None and not pdeathsig:
         return []
@@ -773,7 +781,7 @@ def start_bot(
             bot_env["PYTHONPATH"] = python_path
         bot_env |= env or {}
 
-        inner = _rlimit_command(limits) + _setpriv_command(uid, pdeathsig=not use_bwrap)
+        inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
         if use_bwrap:
             ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
             ro += [Path(os.path.realpath(executable))]
