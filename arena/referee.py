@@ -21,6 +21,7 @@ request, then waits on all the bots at once (:class:`_Table`).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -31,7 +32,8 @@ import tempfile
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -551,6 +553,15 @@ class Session:
         table = _Table(self, game, seats, names, keys, list(config.variants))
         queue = deque(runs)
         live: list[_Game] = []
+        with _fewer_collections():
+            self._play(table, queue, live, reports, on_game, on_match)
+        return reports  # type: ignore[return-value]
+
+    def _play(self, table: _Table, queue: deque[_Run], live: list[_Game], reports: list[MatchReport | None],
+              on_game: Callable[[int, GameReport], None] | None,
+              on_match: Callable[[int, MatchReport], None] | None) -> None:
+        """Start games, advance each to its next request, wait for answers; until all are over."""
+        seats = table.seats
         while queue or live:
             table.start_games(queue, live)
             if not live and queue and not queue[0].match.over:
@@ -571,7 +582,21 @@ class Session:
             table.ended.clear()
             if any(seat.pending for seat in seats):
                 table.collect()
-        return reports  # type: ignore[return-value]
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Collect the young generation every 20,000 allocations instead of 700 while a table plays.
+
+    A table makes many short-lived dicts (requests, observations) next to long-lived records;
+    the default threshold spent about 7% of the referee's CPU (3 of 48 µs per decision) in the
+    collector.  Nothing is left uncollected: the threshold only spaces the collections out."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 20_000), before[1], before[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 class _Table:
