@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -267,23 +267,29 @@ def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = 
 # -- CPU per decision over whole games ------------------------------------------------------------
 
 
-def session_cpu(games: int, sandbox_mode: str, bot: Path = RANDOM_BOT) -> tuple[float, float, int, int, int]:
-    """Play ``games`` 4-player Reactor games in one session of four copies of ``bot``.
+def session_cpu(games: int, sandbox_mode: str, bot: Path = RANDOM_BOT,
+                concurrent: int | None = None) -> tuple[float, float, int, int, int]:
+    """Play ``games`` 4-player Reactor games in one session of four copies of ``bot``, up to
+    ``concurrent`` at once (as a tournament plays a lineup's matches).
 
     Returns (referee CPU, bots' CPU, decisions, decisions that needed a round trip, bot starts).
     The referee's CPU is this whole process's (its ZeroMQ threads included), so run it in a
     fresh child (:func:`in_child`).
     """
     from arena.games import get_game
-    from arena.referee import Referee, RefereeConfig, bot_spec
+    from arena.referee import MatchPlan, Referee, RefereeConfig, bot_spec
 
     game = get_game("reactor")
     bots = [bot_spec(str(bot), f"r{i}") for i in range(4)]
     decisions = asked = starts = 0
     before = _cpu_self()
-    with Referee(RefereeConfig(sandbox_mode=sandbox_mode)) as referee, referee.session() as session:
-        for g in range(games):
-            report = session.play_match(game, GameConfig(players=4), bots, seed=f"cpu:{g}", match_id=f"m{g}")
+    plans = [MatchPlan(f"cpu:{g}", f"m{g}") for g in range(games)]
+    config = RefereeConfig(sandbox_mode=sandbox_mode)
+    if concurrent is not None:
+        config = replace(config, concurrent=concurrent)
+    with Referee(config) as referee, \
+            referee.session() as session:
+        for report in session.play_matches(game, GameConfig(players=4), bots, plans):
             for r in report.games:
                 decisions += len(r.record["decisions"])
                 asked += sum("ms" in d for d in r.record["decisions"])
@@ -318,21 +324,26 @@ class CpuPerDecision:
     per_round_trip_us: float
     asked_share: float
     bot_starts_per_match: float
+    concurrent: int = 1  # games in play at once
 
 
-def cpu_per_decision(short: int = 5, long: int = 45, repeats: int = 3, sandbox_mode: str = "auto") -> CpuPerDecision:
-    """(CPU of a long run − CPU of a short run) / (extra decisions): start-up costs cancel out."""
+def cpu_per_decision(short: int = 16, long: int = 80, repeats: int = 3, sandbox_mode: str = "auto",
+                     concurrent: int = 16) -> CpuPerDecision:
+    """(CPU of a long run − CPU of a short run) / (extra decisions): start-up costs cancel out.
+
+    Both runs play ``concurrent`` games at once (the short one has at least that many), so the
+    difference is the cost of a decision at that concurrency."""
     per_decision, per_trip, shares, starts = [], [], [], []
     for _ in range(repeats):
-        ref_a, bots_a, dec_a, ask_a, _ = in_child(session_cpu, short, sandbox_mode)
-        ref_b, bots_b, dec_b, ask_b, st = in_child(session_cpu, long, sandbox_mode)
+        ref_a, bots_a, dec_a, ask_a, _ = in_child(session_cpu, short, sandbox_mode, RANDOM_BOT, concurrent)
+        ref_b, bots_b, dec_b, ask_b, st = in_child(session_cpu, long, sandbox_mode, RANDOM_BOT, concurrent)
         cpu_a, cpu_b = ref_a + bots_a, ref_b + bots_b
         per_decision.append((cpu_b - cpu_a) / (dec_b - dec_a))
         per_trip.append((cpu_b - cpu_a) / (ask_b - ask_a))
         shares.append(ask_b / dec_b)
         starts.append(st / long)
     return CpuPerDecision(statistics.median(per_decision) * 1e6, statistics.median(per_trip) * 1e6,
-                          statistics.median(shares), statistics.median(starts))
+                          statistics.median(shares), statistics.median(starts), concurrent)
 
 
 # -- full harness and memory ------------------------------------------------------------------------
@@ -428,6 +439,7 @@ class BenchReport:
     pipe_bytes: RoundTrip | None = None
     referee: RoundTrip | None = None
     cpu: CpuPerDecision | None = None
+    cpu_serial: CpuPerDecision | None = None  # the same, one game at a time (bots that offer no more)
     harness: list[Throughput] = field(default_factory=list)
     two_vs_one: float | None = None  # median ratio of back-to-back pairs
     pinned: bool = True
@@ -441,6 +453,8 @@ class BenchReport:
         if self.pipe and self.cpu:
             out["cpu_per_decision_vs_pipe"] = self.cpu.per_decision_us / self.pipe.cpu_us
             out["cpu_per_round_trip_vs_pipe"] = self.cpu.per_round_trip_us / self.pipe.cpu_us
+        if self.pipe and self.cpu_serial:
+            out["cpu_per_decision_one_at_a_time_vs_pipe"] = self.cpu_serial.per_decision_us / self.pipe.cpu_us
         if self.two_vs_one is not None:
             out["two_workers_vs_one"] = self.two_vs_one
         if len(self.memory) == 2:
@@ -468,11 +482,12 @@ class BenchReport:
         if self.referee:
             out.append(f"(c) referee decision round trip, warm sandboxed bot: {self.referee.latency_us:.1f} µs, "
                        f"CPU {self.referee.cpu_us:.1f} µs")
-        if self.cpu:
-            out.append(f"(e) CPU per decision over whole games: {self.cpu.per_decision_us:.1f} µs "
-                       f"({self.cpu.asked_share:.0%} of decisions needed a round trip; "
-                       f"{self.cpu.per_round_trip_us:.1f} µs per round trip); "
-                       f"bot starts per match in a session: {self.cpu.bot_starts_per_match:.2f}")
+        for cpu in (self.cpu, self.cpu_serial):
+            if cpu is not None:
+                out.append(f"(e) CPU per decision over whole games, {cpu.concurrent} at once: {cpu.per_decision_us:.1f} µs "
+                           f"({cpu.asked_share:.0%} of decisions needed a round trip; "
+                           f"{cpu.per_round_trip_us:.1f} µs per round trip); "
+                           f"bot starts per match in a session: {cpu.bot_starts_per_match:.2f}")
         for h in self.harness:
             out.append(f"(d) full harness, 4 sandboxed random bots, {h.workers} worker(s): {h.games_per_s:.1f} games/s "
                        f"({h.games} games, {h.bot_starts} bot starts)")
@@ -510,7 +525,11 @@ def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: in
             report.referee = referee_round_trip(count, reps, sandbox_mode)
             say("referee done")
         if "cpu" in parts:
-            report.cpu = cpu_per_decision(2 if quick else 5, 10 if quick else 45, 1 if quick else 3, sandbox_mode)
+            # What a tournament does with the bundled bots (16 games of a lineup at once), and,
+            # for bots that offer no concurrency, one game at a time.
+            report.cpu = cpu_per_decision(4 if quick else 16, 12 if quick else 80, 1 if quick else 3, sandbox_mode, 16)
+            report.cpu_serial = cpu_per_decision(2 if quick else 5, 6 if quick else 45, 1 if quick else 3,
+                                                 sandbox_mode, 1)
             say("cpu done")
     finally:
         affinity.restore(mask)

@@ -35,3 +35,15 @@ def test_cpu_per_decision_counts_the_bots_cpu_also_inside_the_sandbox(sandbox_mo
     assert starts == 4 and decisions > asked > 0
     assert bots_cpu >= 4 * 0.35, bots_cpu  # four bots, each burning 0.4 s before its hello
     assert referee_cpu > 0
+
+
+def test_cpu_per_decision_is_measured_with_games_at_once_and_one_at_a_time() -> None:
+    """(e) is reported for the bundled bots' 16 games at once and for one game at a time, each
+    as a ratio to the pipe; the session starts each bot once for all its matches."""
+    report = run_all(quick=True, sandbox_mode="none", parts=("pipe", "cpu"))
+    assert report.cpu is not None and report.cpu_serial is not None
+    assert (report.cpu.concurrent, report.cpu_serial.concurrent) == (16, 1)
+    assert report.cpu.per_decision_us > 0 and report.cpu_serial.per_decision_us > 0
+    assert report.cpu.bot_starts_per_match < 1 and report.cpu_serial.bot_starts_per_match < 1
+    assert {"cpu_per_decision_vs_pipe", "cpu_per_decision_one_at_a_time_vs_pipe"} <= set(report.ratios())
+    assert "16 at once" in "\n".join(report.lines()) and "1 at once" in "\n".join(report.lines())
