@@ -1,7 +1,8 @@
 """``arena check``: validate a bot before it enters a tournament, with a report its author can act on.
 
-The bot plays a full match against copies of itself through the real referee and sandbox:
-the handshake, every decision, the timing, and whatever it wrote to stderr.
+The bot plays full matches against copies of itself through the real referee and sandbox:
+the handshake, every decision, the timing, and whatever it wrote to stderr.  A bot that offers to
+play several games at once (``hello.concurrent``) is held to it: its matches are interleaved.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.games import GameConfig, get_game
-from arena.referee import BotSpec, Referee, RefereeConfig
+from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
+
+MATCHES = 3  # self-play matches: enough to interleave the games of a bot that offers it
 
 
 @dataclass(slots=True)
@@ -23,6 +26,7 @@ class CheckReport:
     ok: bool
     hello_name: str | None
     startup_ms: int | None
+    concurrent: int
     games: int
     decisions: int
     median_ms: float | None
@@ -42,6 +46,8 @@ class CheckReport:
         out.append(f"  handshake: {'hello as ' + repr(self.hello_name) if self.hello_name else 'no valid hello'}"
                    + (f" after {self.startup_ms} ms" if self.startup_ms is not None else ""))
         out.append(f"  played {self.games} game(s), answered {self.decisions} decision(s)")
+        out.append(f"  games at once: {self.concurrent} offered" + (", so its self-play games were interleaved"
+                   if self.concurrent > 1 else " (hello.concurrent not sent): one game at a time"))
         if self.median_ms is not None:
             out.append(f"  thinking time: median {self.median_ms:.1f} ms, max {self.max_ms} ms "
                        f"(limit {self.decision_limit_ms} ms per decision)")
@@ -57,15 +63,18 @@ class CheckReport:
 
 def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed: str = "check",
               config: RefereeConfig | None = None) -> CheckReport:
-    """Play one self-play game with ``spec`` in every seat and judge it."""
+    """Play a few self-play matches with ``spec`` in every seat (interleaved if it offers) and judge it."""
     game = get_game(game_name)
     config = config or RefereeConfig()
     seats = players or game.min_players
     bots = [BotSpec(spec.name, spec.command, spec.expose) for _ in range(seats)]
-    with Referee(config) as referee:
-        report = referee.play_match(game, GameConfig(players=seats, points=1), bots, seed=seed)
-    times = [d["ms"] for g in report.games for d in g.record["decisions"] if "ms" in d]
-    faults = [f.to_json() for g in report.games for f in g.faults]
+    plans = [MatchPlan(f"{seed}:{m}", f"check{m}") for m in range(MATCHES)]
+    with Referee(config) as referee, referee.session() as session:
+        reports = session.play_matches(game, GameConfig(players=seats, points=1), bots, plans)
+    report = reports[0]
+    played = [g for r in reports for g in r.games]
+    times = [d["ms"] for g in played for d in g.record["decisions"] if "ms" in d]
+    faults = [f.to_json() for g in played for f in g.faults]
     problems: list[str] = []
     limit = config.limits.decision_ms
     if times and max(times) > limit * 0.8:
@@ -75,14 +84,15 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         problems.append(f"start-up took {max(started)} ms (limit {config.limits.startup_ms} ms)")
     if not times and not faults:
         problems.append("the bot was never asked a decision (every decision had a single legal action)")
-    logs = "".join(g.logs.get(0, "") for g in report.games)
+    logs = "".join(g.logs.get(0, "") for g in played)
     return CheckReport(
         bot=spec.name,
         game=game.name,
         ok=not faults and not any("close to" in p for p in problems),
         hello_name=report.hello_names[0],
         startup_ms=started[0] if started else None,
-        games=len(report.games),
+        concurrent=report.concurrent[0] if report.concurrent else 1,
+        games=len(played),
         decisions=len(times),
         median_ms=statistics.median(times) if times else None,
         max_ms=max(times) if times else None,

@@ -169,6 +169,7 @@ class MatchReport:
     starts: list[int]
     hello_names: list[str | None]
     startup_ms: list[int | None]
+    concurrent: list[int] = field(default_factory=list)  # games at once each bot offered
 
 
 def now_iso() -> str:
@@ -900,6 +901,7 @@ class _Table:
             starts=run.starts,
             hello_names=[s.hello_name for s in self.seats],
             startup_ms=[s.startup_ms for s in self.seats],
+            concurrent=[s.concurrent for s in self.seats],
         )
 
 
