@@ -14,7 +14,7 @@ import itertools
 import logging
 import math
 import multiprocessing
-import queue
+import multiprocessing.connection
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -304,10 +304,6 @@ class Tournament:
 
 # -- executors ------------------------------------------------------------------------------------
 
-_worker_queue: Any = None
-_worker_referee: Referee | None = None
-
-
 def _die_with_parent() -> None:
     """Ask Linux to kill this worker if the coordinator dies (its bots then die with it)."""
     try:
@@ -319,17 +315,22 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_init(results: Any, config: RefereeConfig, started: Any, cpus: list[int | None]) -> None:
-    """Runs once in each worker after the fork: its own CPU (when there are enough), its own
-    ZeroMQ context, its own referee."""
-    global _worker_queue, _worker_referee
+def _worker_main(tasks: Any, results: Any, cpu: int | None, config: RefereeConfig, game_name: str,
+                 game_config: GameConfig) -> None:
+    """A worker process: its own CPU (when there are enough), its own ZeroMQ context and referee;
+    plays the jobs it is sent on its own pipe until it gets ``None``.  Pipes of its own, and no
+    lock shared with other workers, so that killing it harms nothing but its own job."""
     _die_with_parent()
-    with started.get_lock():
-        index = started.value
-        started.value += 1
-    affinity.pin(cpus[index % len(cpus)])  # before the referee's I/O thread starts
-    _worker_queue = results
-    _worker_referee = Referee(config)
+    affinity.pin(cpu)  # before the referee's I/O thread starts
+    game = get_game(game_name)
+    with Referee(config) as referee:
+        while (message := tasks.recv()) is not None:
+            number, job = message
+            results.send(("start", number))
+            try:
+                play_job(referee, job, game, game_config, lambda kind, payload: results.send((kind, payload)))
+            finally:
+                results.send(("job", number))
 
 
 def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
@@ -363,12 +364,45 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
                         emit("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}")
 
 
-def _worker_run(job: list[Task], game_name: str, config: GameConfig) -> None:
-    assert _worker_referee is not None
-    try:
-        play_job(_worker_referee, job, get_game(game_name), config, lambda kind, p: _worker_queue.put((kind, p)))
-    finally:
-        _worker_queue.put(("job", None))  # after the job's own events: the queue keeps one worker's order
+class _Worker:
+    """One worker process of the local executor, with the job it holds (if any)."""
+
+    def __init__(self, context: Any, cpu: int | None, args: tuple[Any, ...]) -> None:
+        self.cpu = cpu
+        tasks_out, self.tasks = context.Pipe(duplex=False)
+        self.results, results_in = context.Pipe(duplex=False)
+        self.process = context.Process(target=_worker_main, args=(tasks_out, results_in, cpu, *args), daemon=True)
+        self.process.start()
+        tasks_out.close()
+        results_in.close()
+        self.job: list[Task] | None = None
+        self.number = -1
+        self.started = False
+        self.unfinished: set[str] = set()
+
+    def give(self, number: int, job: list[Task]) -> None:
+        self.job, self.number, self.started = job, number, False
+        self.unfinished = {task.match_id for task in job}
+        self.tasks.send((number, job))
+
+    def stop(self) -> None:
+        """Ask it to exit, and make sure it does."""
+        try:
+            self.tasks.send(None)
+        except OSError:
+            pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.tasks.close()
+        self.results.close()
+
+
+def _match_of_error(text: str) -> str | None:
+    """The match id an executor error names (``"match ID failed: ..."``), if any."""
+    words = text.split(" ", 2)
+    return words[1] if len(words) > 2 and words[0] == "match" else None
 
 
 MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is what a worker holds
@@ -401,11 +435,12 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
     """Play the jobs, calling ``on_event`` in this process for each ``("game", (task, report))``,
     ``("match", id)`` or ``("error", text)`` as soon as it happens.
 
-    One worker plays in this process; more use a fork pool (multiprocessing-logging needs fork)
-    whose workers send each game back through a queue the moment it is over.  Jobs are taken
-    from ``jobs`` only as workers free up (two in flight per worker), so the coordinator's
-    memory does not grow with the tournament.  Each worker keeps to one CPU with its bots
-    (:mod:`arena.affinity`).
+    One worker plays in this process; more are forked processes (multiprocessing-logging needs
+    fork), each sending every game back on its own pipe the moment it is over.  A job is taken
+    from ``jobs`` only when a worker is free, so the coordinator's memory does not grow with the
+    tournament.  Each worker keeps to one CPU with its bots (:mod:`arena.affinity`).  A worker
+    killed from outside costs only the matches of its job it had not finished (reported as
+    errors, played by a rerun); it is replaced and the tournament goes on.
     """
     pending = iter(jobs)
     first = next(pending, None)
@@ -422,32 +457,53 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
             affinity.restore(mask)
         return
     context = multiprocessing.get_context("fork")
-    results = context.Queue()
-    started = context.Value("i", 0)
-    pool = context.Pool(workers, initializer=_worker_init, initargs=(results, config, started, affinity.worker_cpus(workers)))
+    cpus = affinity.worker_cpus(workers)
+    args = (config, game_name, game_config)
+    numbers = itertools.count()
+    retry: list[list[Task]] = []  # jobs a dead worker had been sent but had not started
 
-    def submit() -> int:
-        """Hand the next job to the pool; 1 if there was one, else 0."""
-        job = next(pending, None)
+    def next_job(worker: _Worker) -> None:
+        job = retry.pop() if retry else next(pending, None)
         if job is None:
-            return 0
-        pool.apply_async(_worker_run, (job, game_name, game_config))
-        return 1
+            worker.job = None
+        else:
+            worker.give(next(numbers), job)
 
+    pool = [_Worker(context, cpu, args) for cpu in cpus]
     try:
-        in_flight = sum(submit() for _ in range(2 * workers))
-        while in_flight:
-            try:
-                kind, payload = results.get(timeout=1.0)
-            except queue.Empty:
-                continue
-            if kind == "job":
-                in_flight += submit() - 1
-            else:
-                on_event(kind, payload)
-        pool.close()  # close and join (not terminate): every worker's log records arrive
-    except BaseException:
-        pool.terminate()
-        raise
+        for worker in pool:
+            next_job(worker)
+        while any(w.job is not None for w in pool):
+            busy = [w for w in pool if w.job is not None]
+            multiprocessing.connection.wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
+            for index, worker in enumerate(pool):
+                if worker.job is None:
+                    continue
+                try:
+                    while worker.job is not None and worker.results.poll():
+                        kind, payload = worker.results.recv()
+                        if kind == "start":
+                            worker.started = True
+                        elif kind == "job":
+                            next_job(worker)
+                        else:
+                            if kind in ("match", "error"):
+                                worker.unfinished.discard(payload if kind == "match" else _match_of_error(payload))
+                            on_event(kind, payload)
+                except (EOFError, OSError):
+                    pass  # it died; what it sent before is handled
+                if worker.job is not None and not worker.process.is_alive():
+                    # Killed from outside (the OOM killer, an operator): its job goes with it.  Its
+                    # finished games are stored; a rerun of the tournament plays the rest.
+                    if worker.started:
+                        for match_id in sorted(worker.unfinished):
+                            on_event("error", f"match {match_id} failed: its worker process "
+                                              f"({worker.process.pid}) died; run the tournament again to play it")
+                    else:
+                        retry.append(worker.job)
+                    worker.stop()
+                    pool[index] = _Worker(context, worker.cpu, args)
+                    next_job(pool[index])
     finally:
-        pool.join()
+        for worker in pool:
+            worker.stop()

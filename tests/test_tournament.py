@@ -260,3 +260,63 @@ def test_concurrent_games_per_lineup_are_configurable(tmp_path: Path) -> None:
     assert "concurrent" not in default.to_json()
     one = load_tournament(write(tmp_path, random_field(3, extra="concurrent = 1"), "b.toml"))
     assert referee_config(one).concurrent == 1 and one.to_json()["concurrent"] == 1
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid``."""
+    out = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> None:
+    """A worker process killed from outside (the OOM killer, an operator) takes its job with it:
+    the tournament goes on with the other jobs, reports the lost matches as errors, stores every
+    game that was finished, and a second run plays exactly what is missing."""
+    import threading
+
+    text = random_field(4, games=12, name="lost")
+    whole = tmp_path / "whole.db"
+    with Store(str(whole)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text, "whole.toml")), store, whole).run(workers=2).errors == []
+    db = tmp_path / "cut.db"
+    spec = load_tournament(write(tmp_path, text, "cut.toml"))
+    outcome = []
+
+    def play() -> None:
+        with Store(str(db)) as store:  # SQLite connections belong to their thread
+            outcome.append(Tournament(spec, store, db).run(workers=2))
+
+    runner = threading.Thread(target=play, daemon=True)
+    runner.start()
+    victim, deadline = None, time.monotonic() + 60
+    while victim is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1) as conn:
+            try:
+                stored = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+        busy = [pid for pid in _children(os.getpid()) if _children(pid)]  # a worker with bots
+        if stored and busy:
+            victim = busy[0]
+    assert victim is not None, "no worker was playing after the first games were stored"
+    os.kill(victim, signal.SIGKILL)
+    runner.join(timeout=90)
+    assert not runner.is_alive(), "the tournament waited for the killed worker's job"
+    errors = outcome[0].errors
+    assert errors and all(f"worker process ({victim}) died" in e for e in errors), errors
+    with sqlite3.connect(db) as conn:
+        counts = conn.execute("SELECT id, COUNT(*) FROM games GROUP BY id").fetchall()
+    assert {n for _, n in counts} == {1} and len(counts) < 144
+    with Store(str(db)) as store:
+        again = Tournament(spec, store, db).run(workers=2)
+    assert again.errors == []
+    assert results_of(db) == results_of(whole)
