@@ -15,6 +15,8 @@ import logging
 import math
 import multiprocessing
 import multiprocessing.connection
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -323,8 +325,21 @@ def _worker_main(tasks: Any, results: Any, cpu: int | None, config: RefereeConfi
     _die_with_parent()
     affinity.pin(cpu)  # before the referee's I/O thread starts
     game = get_game(game_name)
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def read() -> None:  # takes each job off the pipe at once, so the coordinator never waits to send
+        while True:
+            try:
+                message = tasks.recv()
+            except (EOFError, OSError):
+                message = None
+            inbox.put(message)
+            if message is None:
+                return
+
+    threading.Thread(target=read, daemon=True).start()
     with Referee(config) as referee:
-        while (message := tasks.recv()) is not None:
+        while (message := inbox.get()) is not None:
             number, job = message
             results.send(("start", number))
             try:
@@ -364,8 +379,19 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
                         emit("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}")
 
 
+@dataclass(slots=True)
+class _Held:
+    """A job a worker holds: whether it started it, and its matches not over yet."""
+
+    number: int
+    job: list[Task]
+    unfinished: set[str]
+    started: bool = False
+
+
 class _Worker:
-    """One worker process of the local executor, with the job it holds (if any)."""
+    """One worker process of the local executor, with the jobs it holds (at most two: one
+    playing, one waiting, so it never idles between jobs)."""
 
     def __init__(self, context: Any, cpu: int | None, args: tuple[Any, ...]) -> None:
         self.cpu = cpu
@@ -375,14 +401,10 @@ class _Worker:
         self.process.start()
         tasks_out.close()
         results_in.close()
-        self.job: list[Task] | None = None
-        self.number = -1
-        self.started = False
-        self.unfinished: set[str] = set()
+        self.held: list[_Held] = []
 
     def give(self, number: int, job: list[Task]) -> None:
-        self.job, self.number, self.started = job, number, False
-        self.unfinished = {task.match_id for task in job}
+        self.held.append(_Held(number, job, {task.match_id for task in job}))
         self.tasks.send((number, job))
 
     def stop(self) -> None:
@@ -409,7 +431,7 @@ MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is w
 
 
 def job_size(matches: int, workers: int) -> int:
-    """Matches per job: enough jobs to keep every worker busy (two each), at most :data:`MAX_JOB`."""
+    """Matches per job: about two jobs per worker, so the last ones even out the workers, at most :data:`MAX_JOB`."""
     return max(1, min(MAX_JOB, math.ceil(matches / (2 * max(workers, 1)))))
 
 
@@ -436,9 +458,9 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
     ``("match", id)`` or ``("error", text)`` as soon as it happens.
 
     One worker plays in this process; more are forked processes (multiprocessing-logging needs
-    fork), each sending every game back on its own pipe the moment it is over.  A job is taken
-    from ``jobs`` only when a worker is free, so the coordinator's memory does not grow with the
-    tournament.  Each worker keeps to one CPU with its bots (:mod:`arena.affinity`).  A worker
+    fork), each sending every game back on its own pipe the moment it is over.  Jobs are taken
+    from ``jobs`` only as workers free up (two held per worker), so the coordinator's memory does
+    not grow with the tournament.  Each worker keeps to one CPU with its bots (:mod:`arena.affinity`).  A worker
     killed from outside costs only the matches of its job it had not finished (reported as
     errors, played by a rerun); it is replaced and the tournament goes on.
     """
@@ -464,45 +486,48 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
 
     def next_job(worker: _Worker) -> None:
         job = retry.pop() if retry else next(pending, None)
-        if job is None:
-            worker.job = None
-        else:
+        if job is not None:
             worker.give(next(numbers), job)
 
     pool = [_Worker(context, cpu, args) for cpu in cpus]
     try:
         for worker in pool:
             next_job(worker)
-        while any(w.job is not None for w in pool):
-            busy = [w for w in pool if w.job is not None]
+            next_job(worker)
+        while any(w.held for w in pool):
+            busy = [w for w in pool if w.held]
             multiprocessing.connection.wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
             for index, worker in enumerate(pool):
-                if worker.job is None:
+                if not worker.held:
                     continue
                 try:
-                    while worker.job is not None and worker.results.poll():
+                    while worker.held and worker.results.poll():
                         kind, payload = worker.results.recv()
                         if kind == "start":
-                            worker.started = True
+                            next(h for h in worker.held if h.number == payload).started = True
                         elif kind == "job":
+                            worker.held = [h for h in worker.held if h.number != payload]
                             next_job(worker)
                         else:
                             if kind in ("match", "error"):
-                                worker.unfinished.discard(payload if kind == "match" else _match_of_error(payload))
+                                match_id = payload if kind == "match" else _match_of_error(payload)
+                                for held in worker.held:
+                                    held.unfinished.discard(match_id)
                             on_event(kind, payload)
                 except (EOFError, OSError):
                     pass  # it died; what it sent before is handled
-                if worker.job is not None and not worker.process.is_alive():
+                if worker.held and not worker.process.is_alive():
                     # Killed from outside (the OOM killer, an operator): its job goes with it.  Its
                     # finished games are stored; a rerun of the tournament plays the rest.
-                    if worker.started:
-                        for match_id in sorted(worker.unfinished):
+                    for held in worker.held:
+                        if not held.started:
+                            retry.append(held.job)
+                        for match_id in sorted(held.unfinished) if held.started else ():
                             on_event("error", f"match {match_id} failed: its worker process "
                                               f"({worker.process.pid}) died; run the tournament again to play it")
-                    else:
-                        retry.append(worker.job)
                     worker.stop()
                     pool[index] = _Worker(context, worker.cpu, args)
+                    next_job(pool[index])
                     next_job(pool[index])
     finally:
         for worker in pool:
