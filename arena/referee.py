@@ -320,7 +320,6 @@ class Seat:
         the legal action chosen, or raise :class:`ProtocolFault`."""
         assert self.channel is not None and not self.pending
         if not self.channel.send(request):
-            self.channel.dropped = True
             raise self._silence_fault("when the referee sent it a request")
         frame = self.channel.recv_bytes(deadline_ms)
         if frame is None:
@@ -424,7 +423,7 @@ class _Game:
     faults: list[FaultRecord] = field(default_factory=list)
     logs: dict[int, str] = field(default_factory=dict)
     collateral: set[int] = field(default_factory=set)  # forfeits caused by a fault in another game
-    waiting: bool = False
+    asked: _Pending | None = None  # the request it waits on, if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -550,25 +549,23 @@ class Session:
         n = len(seats)
         runs = [_Run(i, Match(game, config, list(plan.done)), plan.seed, plan.match_id,
                      faults_in_a_row=[0] * n, starts=[0] * n) for i, plan in enumerate(plans)]
-        reports: list[MatchReport | None] = [None] * len(runs)
         table = _Table(self, game, seats, names, keys, list(config.variants))
-        queue = deque(runs)
-        live: list[_Game] = []
         with _fewer_collections():
-            self._play(table, queue, live, reports, on_game, on_match)
-        return reports  # type: ignore[return-value]
+            return self._play(table, runs, on_game, on_match)
 
-    def _play(self, table: _Table, queue: deque[_Run], live: list[_Game], reports: list[MatchReport | None],
-              on_game: Callable[[int, GameReport], None] | None,
-              on_match: Callable[[int, MatchReport], None] | None) -> None:
+    def _play(self, table: _Table, runs: list[_Run], on_game: Callable[[int, GameReport], None] | None,
+              on_match: Callable[[int, MatchReport], None] | None) -> list[MatchReport]:
         """Start games, advance each to its next request, wait for answers; until all are over."""
         seats = table.seats
+        reports: list[MatchReport | None] = [None] * len(runs)
+        queue = deque(runs)
+        live: list[_Game] = []
         while queue or live:
             table.start_games(queue, live)
             if not live and queue and not queue[0].match.over:
                 raise RuntimeError("no game could be started")  # a bug: nothing is in play to wait for
             for g in list(live):
-                if not g.waiting and table.advance(g):
+                if g.asked is None and table.advance(g):
                     live.remove(g)
                     run = g.run
                     report = table.finish(g)
@@ -583,6 +580,7 @@ class Session:
             table.ended.clear()
             if any(seat.pending for seat in seats):
                 table.collect()
+        return reports  # type: ignore[return-value]
 
 
 @contextmanager
@@ -735,15 +733,12 @@ class _Table:
             g.cursor[i] = len(state.log)
             g.forced[i] = []
             pending = _Pending(seat.next_id, g, i, legal, time.monotonic(), deadline_ms, len(state.decisions))
-            if seat.channel is None or not seat.channel.send(request):
-                if seat.channel is not None:
-                    seat.channel.dropped = True  # no peer to take it: the bot died or closed its socket
+            if seat.channel is None or not seat.channel.send(request):  # no peer: it died or closed its socket
                 # Charged, like any silence, to the oldest request it owes (what it was working on).
                 owed = next(iter(seat.pending.values()), pending)
                 self.fault(seat, owed, seat._silence_fault("when the referee sent it a request"))
                 continue
-            seat.pending[pending.request_id] = pending
-            g.waiting = True
+            seat.pending[pending.request_id] = g.asked = pending
             return False
         return True
 
@@ -791,7 +786,7 @@ class _Table:
             g.time_left_ms[p.seat] -= int(elapsed + 0.5)
             g.state.apply(action)
             g.extra.append({"ms": round(elapsed, 2)})
-            g.waiting = False
+            g.asked = None
 
     def _poller(self, waiting: list[Seat]) -> zmq.Poller:
         """A poller of the bots that owe an answer (a frame from another one waits to be read),
@@ -835,7 +830,8 @@ class _Table:
         record = FaultRecord(i, seat.spec.name, kind, message, number)
         g.fault[i] = record
         g.faults.append(record)
-        g.waiting = any(p.game is g for s in self.seats for p in s.pending.values())
+        if g.asked is not None and g.asked.seat == i:
+            g.asked = None  # the request is void: the seat forfeits when play comes back to it
         seat.playing.discard(g)
         log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, kind, message)
 

@@ -59,7 +59,7 @@ class Channel:
     """One end of a bot's socket pair: send and receive single-frame JSON messages.
 
     ``dropped`` is true after :meth:`recv_bytes` returned ``None`` because the peer's
-    connection dropped rather than because the timeout ran out.  ``watched`` are the sockets to
+    connection dropped rather than because the timeout ran out, and after a send found no peer.  ``watched`` are the sockets to
     poll for it (its socket, and its monitor if any), for a caller that waits on many at once.
     """
 
@@ -99,10 +99,11 @@ class Channel:
         return cls(socket, watch=watch)
 
     def send_bytes(self, frame: bytes) -> bool:
-        """Queue one frame; ``False`` if no peer can take it (never blocks)."""
+        """Queue one frame; ``False`` (and ``dropped``) if no peer can take it (never blocks)."""
         try:
             self.socket.send(frame, zmq.NOBLOCK)
         except zmq.Again:
+            self.dropped = True
             return False
         return True
 
