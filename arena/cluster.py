@@ -2,7 +2,7 @@
 
 Each job (the matches of one table) is one Dask task.  It runs on a worker: the referee and
 the bots run there, and the task returns the events it produced (``("game", (match_id,
-report))``, ``("match", id)``, ``("error", text)``).  The coordinator (this process) replays
+report))``, ``("match", id)``, ``("error", (id, text))``).  The coordinator (this process) replays
 them into ``on_event`` when the future completes, so it stays the only writer to the database.
 
 Exactly once: a game is stored only from a completed future, each future is read once, and a
@@ -219,7 +219,8 @@ def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: Refer
             events = future.result()
         except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: its matches are missing, the rest go on
             for task in job:
-                on_event("error", f"match {task.match_id} failed on the cluster: {exc.__class__.__name__}: {exc}")
+                on_event("error", (task.match_id, f"match {task.match_id} failed on the cluster: "
+                                                  f"{exc.__class__.__name__}: {exc}"))
             continue
         finally:
             future.release()

@@ -251,8 +251,9 @@ class Tournament:
                 progress.matches_played += 1
             else:
                 progress.matches_done += 1  # a failed match is over too (a rerun retries it)
-                errors.append(payload)
-                log.error("%s", payload)
+                _, text = payload
+                errors.append(text)
+                log.error("%s", text)
             if on_progress:
                 on_progress(progress)
 
@@ -355,7 +356,7 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
     time, as far as the bots offer.
 
     Emits ``("game", (task, report))`` as each game ends and ``("match", id)`` or
-    ``("error", text)`` as each match ends; a harness error in one lineup does not stop the rest.
+    ``("error", (id, text))`` as each match ends; a harness error in one lineup does not stop the rest.
     """
     with referee.session() as session:
         for _, group in itertools.groupby(job, key=lambda task: task.bots):
@@ -376,7 +377,7 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
                 log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
                 for number, task in enumerate(tasks):
                     if number not in ended:
-                        emit("error", f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}")
+                        emit("error", (task.match_id, f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
 
 
 @dataclass(slots=True)
@@ -405,7 +406,44 @@ class _Worker:
 
     def give(self, number: int, job: list[Task]) -> None:
         self.held.append(_Held(number, job, {task.match_id for task in job}))
-        self.tasks.send((number, job))
+        try:
+            self.tasks.send((number, job))
+        except OSError:
+            pass  # it just died: give_up hands the job, not started, to its replacement
+
+    def receive(self, on_event: Callable[[str, Any], None]) -> int:
+        """Handle what it has sent so far; the number of jobs it finished."""
+        finished = 0
+        try:
+            while self.held and self.results.poll():
+                kind, payload = self.results.recv()
+                if kind == "start":
+                    next(h for h in self.held if h.number == payload).started = True
+                elif kind == "job":
+                    self.held = [h for h in self.held if h.number != payload]
+                    finished += 1
+                else:
+                    if kind in ("match", "error"):
+                        match_id = payload if kind == "match" else payload[0]
+                        for held in self.held:
+                            held.unfinished.discard(match_id)
+                    on_event(kind, payload)
+        except (EOFError, OSError):
+            pass  # it died; what it sent before is handled
+        return finished
+
+    def give_up(self, on_event: Callable[[str, Any], None]) -> list[list[Task]]:
+        """It died (killed from outside: the OOM killer, an operator): report the unfinished
+        matches of the job it had started (its finished games are stored; a rerun plays the
+        rest), stop it for good, and return the jobs it had not started, for another worker."""
+        for held in self.held:
+            for match_id in sorted(held.unfinished) if held.started else ():
+                on_event("error", (match_id, f"match {match_id} failed: its worker process "
+                                             f"({self.process.pid}) died; run the tournament again to play it"))
+        unstarted = [held.job for held in self.held if not held.started]
+        self.held = []
+        self.stop()
+        return unstarted
 
     def stop(self) -> None:
         """Ask it to exit, and make sure it does."""
@@ -419,12 +457,6 @@ class _Worker:
             self.process.join()
         self.tasks.close()
         self.results.close()
-
-
-def _match_of_error(text: str) -> str | None:
-    """The match id an executor error names (``"match ID failed: ..."``), if any."""
-    words = text.split(" ", 2)
-    return words[1] if len(words) > 2 and words[0] == "match" else None
 
 
 MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is what a worker holds
@@ -455,7 +487,7 @@ def iter_jobs(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
 def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, game_name: str,
             game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
     """Play the jobs, calling ``on_event`` in this process for each ``("game", (task, report))``,
-    ``("match", id)`` or ``("error", text)`` as soon as it happens.
+    ``("match", id)`` or ``("error", (id, text))`` as soon as it happens.
 
     One worker plays in this process; more are forked processes (multiprocessing-logging needs
     fork), each sending every game back on its own pipe the moment it is over.  Jobs are taken
@@ -497,38 +529,14 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
         while any(w.held for w in pool):
             busy = [w for w in pool if w.held]
             multiprocessing.connection.wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
-            for index, worker in enumerate(pool):
-                if not worker.held:
-                    continue
-                try:
-                    while worker.held and worker.results.poll():
-                        kind, payload = worker.results.recv()
-                        if kind == "start":
-                            next(h for h in worker.held if h.number == payload).started = True
-                        elif kind == "job":
-                            worker.held = [h for h in worker.held if h.number != payload]
-                            next_job(worker)
-                        else:
-                            if kind in ("match", "error"):
-                                match_id = payload if kind == "match" else _match_of_error(payload)
-                                for held in worker.held:
-                                    held.unfinished.discard(match_id)
-                            on_event(kind, payload)
-                except (EOFError, OSError):
-                    pass  # it died; what it sent before is handled
+            for worker in busy:
+                for _ in range(worker.receive(on_event)):
+                    next_job(worker)
                 if worker.held and not worker.process.is_alive():
-                    # Killed from outside (the OOM killer, an operator): its job goes with it.  Its
-                    # finished games are stored; a rerun of the tournament plays the rest.
-                    for held in worker.held:
-                        if not held.started:
-                            retry.append(held.job)
-                        for match_id in sorted(held.unfinished) if held.started else ():
-                            on_event("error", f"match {match_id} failed: its worker process "
-                                              f"({worker.process.pid}) died; run the tournament again to play it")
-                    worker.stop()
-                    pool[index] = _Worker(context, worker.cpu, args)
-                    next_job(pool[index])
-                    next_job(pool[index])
+                    retry.extend(worker.give_up(on_event))
+                    replacement = pool[pool.index(worker)] = _Worker(context, worker.cpu, args)
+                    next_job(replacement)
+                    next_job(replacement)
     finally:
         for worker in pool:
             worker.stop()
