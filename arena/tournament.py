@@ -10,6 +10,7 @@ an interrupted tournament resumes where it stopped.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import logging
 import math
@@ -189,15 +190,12 @@ class Tournament:
         progress = Progress()
         errors: list[str] = []
         with contextlib.ExitStack() as stack:
-            link: list[Any] = []
-
+            @functools.cache
             def client() -> Any:
                 """The cluster's client, connected when first needed and kept for every round."""
-                if not link:
-                    from arena.cluster import connect  # Dask is an optional dependency
+                from arena.cluster import connect  # Dask is an optional dependency
 
-                    link.append(stack.enter_context(connect(cluster, workers)))
-                return link[0]
+                return stack.enter_context(connect(cluster, workers))
 
             target = None if cluster is None else client
             if self.spec.format == "round-robin":
