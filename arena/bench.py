@@ -472,7 +472,7 @@ class BenchReport:
         out += [f"  {e.game:<12}{e.players:>6}{e.games_per_s:>10.0f}{e.decisions_per_s:>14.0f}{e.decisions_per_game:>16.1f}"
                 for e in self.engines]
         if self.pipe or self.referee or self.cpu:
-            out.append("(b), (c), (e) " + ("pinned to one CPU, as a tournament worker is" if self.pinned
+            out.append("(b), (c), (e) " + ("pinned to one CPU under SCHED_BATCH, as a tournament worker is" if self.pinned
                                            else "not pinned (--no-pin)"))
         if self.pipe:
             out.append(f"(b) baseline, {self.pipe.name}: {self.pipe.latency_us:.1f} µs, CPU {self.pipe.cpu_us:.1f} µs")
