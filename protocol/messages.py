@@ -41,6 +41,7 @@ __all__ = [
     "accept_action",
     "accept_hello",
     "action",
+    "actions",
     "decode_bot_message",
     "error",
     "forced",
@@ -49,6 +50,7 @@ __all__ = [
     "hello",
     "match_over",
     "request",
+    "requests",
     "schema",
     "shutdown",
     "validate",
@@ -58,8 +60,8 @@ __all__ = [
 PROTOCOL_VERSION = 1
 GAMES = ("reactor", "powder-keg")
 DECISIONS = ("RD1", "RD2", "KD1", "KD2", "KD3", "KD4", "KD5")
-BOT_MESSAGES = ("hello", "action")
-REFEREE_MESSAGES = ("welcome", "game_start", "request", "game_over", "match_over", "shutdown", "error")
+BOT_MESSAGES = ("hello", "action", "actions")
+REFEREE_MESSAGES = ("welcome", "game_start", "request", "requests", "game_over", "match_over", "shutdown", "error")
 MESSAGE_TYPES = BOT_MESSAGES + REFEREE_MESSAGES
 # A legal action list is at most ~1,400 small objects (Powder Keg KD1), far below this.
 DEFAULT_MAX_MESSAGE_SIZE = 1 << 20
@@ -91,6 +93,7 @@ class Hello:
     name: str
     version: str | None = None
     concurrent: int = 1  # games the bot plays at the same time, at most
+    batch: bool = False  # it reads ``requests`` and may answer with ``actions``
 
 
 MAX_CONCURRENT = 64  # the schema's bound on hello.concurrent
@@ -105,12 +108,23 @@ class HelloMsg(TypedDict):
     name: str
     version: NotRequired[str]
     concurrent: NotRequired[int]
+    batch: NotRequired[bool]
 
 
 class ActionMsg(TypedDict):
     type: Literal["action"]
     id: int
     action: Action
+
+
+class AnswerMsg(TypedDict):
+    id: int
+    action: Action
+
+
+class ActionsMsg(TypedDict):
+    type: Literal["actions"]
+    actions: list[AnswerMsg]
 
 
 class ForcedMsg(TypedDict):
@@ -153,6 +167,11 @@ class RequestMsg(TypedDict):
     deadline_ms: int
 
 
+class RequestsMsg(TypedDict):
+    type: Literal["requests"]
+    requests: list[RequestMsg]
+
+
 class GameOverMsg(TypedDict):
     type: Literal["game_over"]
     game_id: str
@@ -184,19 +203,27 @@ class ErrorMsg(TypedDict):
 
 
 def hello(name: str, version: str | None = None, protocol: int = PROTOCOL_VERSION,
-          concurrent: int = 1) -> HelloMsg:
-    """The bot's first message; ``concurrent`` > 1 offers to play that many games at the same time."""
+          concurrent: int = 1, batch: bool = False) -> HelloMsg:
+    """The bot's first message; ``concurrent`` > 1 offers to play that many games at the same time,
+    ``batch`` to read several requests in one frame and answer several in one."""
     msg: HelloMsg = {"type": "hello", "protocol": protocol, "name": name}
     if version is not None:
         msg["version"] = version
     if concurrent != 1:
         msg["concurrent"] = concurrent
+    if batch:
+        msg["batch"] = True
     return msg
 
 
 def action(request_id: int, chosen: Action) -> ActionMsg:
     """A bot's answer to the request ``request_id``."""
     return {"type": "action", "id": request_id, "action": chosen}
+
+
+def actions(answers: Iterable[tuple[int, Action]]) -> ActionsMsg:
+    """A batching bot's answers to several requests, as (request id, chosen action) pairs."""
+    return {"type": "actions", "actions": [{"id": request_id, "action": chosen} for request_id, chosen in answers]}
 
 
 def forced(decision: str, chosen: Action) -> ForcedMsg:
@@ -265,6 +292,11 @@ def request(
         "time_left_ms": time_left_ms,
         "deadline_ms": deadline_ms,
     }
+
+
+def requests(batch: Iterable[RequestMsg]) -> RequestsMsg:
+    """Several requests sent to a batching bot in one frame (at least two)."""
+    return {"type": "requests", "requests": list(batch)}
 
 
 def game_over(
@@ -481,7 +513,7 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
             FaultKind.PROTOCOL_VERSION,
             f"the bot speaks protocol {msg['protocol']}, this referee speaks protocol {PROTOCOL_VERSION}",
         )
-    return Hello(msg["name"], msg.get("version"), msg.get("concurrent", 1))
+    return Hello(msg["name"], msg.get("version"), msg.get("concurrent", 1), msg.get("batch", False))
 
 
 def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequence[Action]) -> Action:

@@ -104,6 +104,10 @@ def _adapt(bot: Any) -> Callable[[Observation, list[Action], Context], Action]:
     raise TypeError(f"a bot is a function (observation, legal) or has act(observation, legal, ctx), not {bot!r}")
 
 
+# A batch's answers are sent once deciding has taken this long, and at the batch's end.
+FLUSH_AFTER_S = 0.002
+
+
 def _idle_limit(idle_timeout: float, ctx: Context, players: int) -> float:
     # The longest the referee may legitimately stay silent: every other seat using its whole
     # game budget, plus a bot restart.  A vanished referee is noticed at once anyway, through
@@ -179,8 +183,28 @@ def run(
             match = matches[match_id] = _Match(act, hooks, ctx)
         return match
 
+    def decide(msg: dict[str, Any], started: float) -> Action:
+        """The bot's answer to one request; its clock runs from ``started``."""
+        match = by_game.get(msg["game_id"]) or match_of("")
+        ctx = match.ctx
+        ctx.received_at = started
+        ctx.request_id = msg["id"]
+        ctx.decision = msg["decision"]
+        ctx.time_left_ms = msg["time_left_ms"]
+        ctx.deadline_ms = msg["deadline_ms"]
+        if msg["game_id"] != ctx.game_id:
+            _new_game(ctx, msg["game_id"])
+        ctx.history.extend(msg["events"])
+        ctx.forced.extend(msg["forced"])
+        chosen = match.act(msg["observation"], msg["legal"], ctx)
+        if not isinstance(chosen, dict):
+            raise TypeError(f"act must return one of the legal actions (a dict), not {chosen!r}")
+        return chosen
+
     try:
-        channel.send(hello(name, version, concurrent=concurrent))
+        # A bot playing several games at once also takes several requests per frame: one
+        # wake-up and one message each way then serve a whole burst.
+        channel.send(hello(name, version, concurrent=concurrent, batch=concurrent > 1))
         while True:
             frame = channel.recv_bytes(int(limit * 1000))
             if frame is None:
@@ -197,21 +221,19 @@ def run(
                 continue
 
             if kind == "request":
-                match = by_game.get(msg["game_id"]) or match_of("")
-                ctx = match.ctx
-                ctx.received_at = time.monotonic()
-                ctx.request_id = msg["id"]
-                ctx.decision = msg["decision"]
-                ctx.time_left_ms = msg["time_left_ms"]
-                ctx.deadline_ms = msg["deadline_ms"]
-                if msg["game_id"] != ctx.game_id:
-                    _new_game(ctx, msg["game_id"])
-                ctx.history.extend(msg["events"])
-                ctx.forced.extend(msg["forced"])
-                chosen = match.act(msg["observation"], msg["legal"], ctx)
-                if not isinstance(chosen, dict):
-                    raise TypeError(f"act must return one of the legal actions (a dict), not {chosen!r}")
-                channel.send({"type": "action", "id": msg["id"], "action": chosen})
+                channel.send({"type": "action", "id": msg["id"], "action": decide(msg, time.monotonic())})
+            elif kind == "requests":
+                # Answers go back together, unless deciding takes long enough that holding them
+                # would cost the bot time (the referee shares a frame's time among its answers).
+                started = time.monotonic()
+                answers = []
+                for request in msg["requests"]:
+                    answers.append({"id": request["id"], "action": decide(request, started)})
+                    if time.monotonic() - started > FLUSH_AFTER_S:
+                        channel.send({"type": "actions", "actions": answers})
+                        answers, started = [], time.monotonic()
+                if answers:
+                    channel.send({"type": "actions", "actions": answers})
             elif kind == "welcome":
                 lineup.seat, lineup.game, lineup.players = msg["seat"], msg["game"], msg["players"]
                 lineup.names, lineup.variants = msg["names"], msg["variants"]

@@ -102,6 +102,11 @@ def examples() -> list[dict[str, Any]]:
         m.hello("busy", concurrent=16),
         m.game_start("t1-p3-g1", 1, 0, {"players": 2}, [1, 0], seed="5eed", match_id="t1-p3"),
         m.match_over([1, 0], 0, match_id="t1-p3"),
+        m.hello("quick", concurrent=16, batch=True),
+        m.requests([m.request(7, "a-g0", "RD1", REACTOR_OBSERVATION, REACTOR_LEGAL, 60_000, 2_000),
+                    m.request(8, "b-g0", "RD2", REACTOR_OBSERVATION, [{"type": "stop"}], 60_000, 2_000)]),
+        m.actions([(7, REACTOR_LEGAL[0]), (8, {"type": "stop"})]),
+        m.actions([(9, {"type": "draw"})]),
     ]
 
 
@@ -130,6 +135,13 @@ def bad_examples() -> list[tuple[str, Any]]:
         ("hello concurrent 0", {**m.hello("x"), "concurrent": 0}),
         ("hello concurrent over 64", {**m.hello("x"), "concurrent": 65}),
         ("hello concurrent as string", {**m.hello("x"), "concurrent": "8"}),
+        ("hello batch as number", {**m.hello("x"), "batch": 1}),
+        ("requests with one request", {"type": "requests", "requests": [request]}),
+        ("requests holding an action", {"type": "requests", "requests": [request, action]}),
+        ("actions empty", {"type": "actions", "actions": []}),
+        ("actions entry without action", {"type": "actions", "actions": [{"id": 3}]}),
+        ("actions entry with a type", {"type": "actions", "actions": [action]}),
+        ("actions not a list", {"type": "actions", "actions": {"id": 3, "action": {"type": "draw"}}}),
         ("request without legal", _without(request, "legal")),
         ("request with empty legal", {**request, "legal": []}),
         ("request with unknown decision", {**request, "decision": "RD9"}),
@@ -495,6 +507,54 @@ def test_interleaved_matches_get_one_instance_each(referee: Channel, endpoint: s
     instance = {game: bot for bot, game, _ in PerMatchBot.log}
     assert instance["a-g0"] != instance["b-g0"]
     assert [(game, seen) for _, game, seen in PerMatchBot.log] == [("a-g0", 1), ("b-g0", 1), ("b-g0", 2), ("a-g0", 2)]
+
+
+class SlowBot(PerMatchBot):
+    """Takes longer than the SDK holds a batch's answers back for."""
+
+    def act(self, observation: dict[str, Any], legal: list[dict[str, Any]], ctx: sdk.Context) -> dict[str, Any]:
+        time.sleep(sdk.FLUSH_AFTER_S * 2)
+        return super().act(observation, legal, ctx)
+
+
+@pytest.mark.parametrize("bot, frames", [(PerMatchBot, 1), (SlowBot, 3)], ids=["quick", "slow"])
+def test_a_batch_of_requests_is_answered_in_one_frame_when_quick(
+        referee: Channel, endpoint: str, bot: type, frames: int) -> None:
+    """hello.batch: the SDK offers it with concurrent > 1, reads a requests frame as its requests
+    one by one (each game's instance and context as usual) and answers them in one actions frame,
+    unless deciding takes long enough that holding answers back would cost the bot time."""
+    PerMatchBot.log = []
+    thread = BotThread(bot, endpoint, concurrent=4)
+    thread.start()
+    hello = decode_bot_message(referee.recv_bytes(WAIT_MS))
+    assert accept_hello(hello).batch and hello["batch"] is True
+    referee.send(m.welcome("reactor", 1, ["alice", "tester", "carol"], [], m.Limits()))
+    for match in ("a", "b", "c"):
+        referee.send(m.game_start(f"{match}-g0", 0, 1, {"players": 3}, [0, 0, 0], match_id=match))
+    event = [{"type": "play", "seat": 0, "card": "7"}]
+    sent = [(1, "a-g0"), (2, "b-g0"), (3, "c-g0")]
+    referee.send(m.requests([m.request(i, g, "RD1", REACTOR_OBSERVATION, REACTOR_LEGAL, 60_000, 2_000, event)
+                             for i, g in sent]))
+    got = [decode_bot_message(referee.recv_bytes(WAIT_MS)) for _ in range(frames)]
+    assert {msg["type"] for msg in got} == {"actions"}
+    answers = [(a["id"], a["action"]) for msg in got for a in msg["actions"]]
+    assert answers == [(i, REACTOR_LEGAL[i % 4]) for i, _ in sent]
+    # A lone request still comes as a request, and is answered by an action.
+    referee.send(m.request(4, "a-g0", "RD1", REACTOR_OBSERVATION, REACTOR_LEGAL, 60_000, 2_000))
+    assert decode_bot_message(referee.recv_bytes(WAIT_MS)) == m.action(4, REACTOR_LEGAL[0])
+    referee.send(m.shutdown())
+    assert thread.finish() == sdk.EXIT_OK
+    assert referee.recv_bytes(100) is None
+    assert [(game, seen) for _, game, seen in PerMatchBot.log] == [("a-g0", 1), ("b-g0", 1), ("c-g0", 1), ("a-g0", 1)]
+
+
+def test_one_game_at_a_time_offers_no_batch(referee: Channel, endpoint: str) -> None:
+    thread = BotThread(first_legal, endpoint)
+    thread.start()
+    hello = decode_bot_message(referee.recv_bytes(WAIT_MS))
+    assert "batch" not in hello and "concurrent" not in hello and not accept_hello(hello).batch
+    referee.send(m.shutdown())
+    assert thread.finish() == sdk.EXIT_OK
 
 
 def test_interleaving_needs_a_class_or_a_function() -> None:
