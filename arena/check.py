@@ -2,7 +2,8 @@
 
 The bot plays full matches against copies of itself through the real referee and sandbox:
 the handshake, every decision, the timing, and whatever it wrote to stderr.  A bot that offers to
-play several games at once (``hello.concurrent``) is held to it: its matches are interleaved.
+play several games at once (``hello.concurrent``) is held to it: its matches are interleaved, and
+its requests come in batches if it offered ``batch``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class CheckReport:
     hello_name: str | None
     startup_ms: int | None
     concurrent: int
+    batch: bool
     games: int
     decisions: int
     median_ms: float | None
@@ -47,7 +49,8 @@ class CheckReport:
                    + (f" after {self.startup_ms} ms" if self.startup_ms is not None else ""))
         out.append(f"  played {self.games} game(s), answered {self.decisions} decision(s)")
         out.append(f"  games at once: {self.concurrent} offered" + (", so its self-play games were interleaved"
-                   if self.concurrent > 1 else " (hello.concurrent not sent): one game at a time"))
+                   if self.concurrent > 1 else " (hello.concurrent not sent): one game at a time")
+                   + ("; requests and answers in batches (hello.batch)" if self.batch else ""))
         if self.median_ms is not None:
             out.append(f"  thinking time: median {self.median_ms:.1f} ms, max {self.max_ms} ms "
                        f"(limit {self.decision_limit_ms} ms per decision)")
@@ -92,6 +95,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         hello_name=report.hello_names[0],
         startup_ms=started[0] if started else None,
         concurrent=report.concurrent[0] if report.concurrent else 1,
+        batch=bool(report.batch and report.batch[0]),
         games=len(played),
         decisions=len(times),
         median_ms=statistics.median(times) if times else None,

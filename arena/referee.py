@@ -16,7 +16,8 @@ Matches of one lineup can be played at once (:meth:`Session.play_matches`): when
 offered it in its hello (``concurrent``), up to ``RefereeConfig.concurrent`` games are in play,
 their requests interleaved, so that each bot process wakes once for a burst of decisions instead
 of once per decision.  The referee is still one thread: it advances every game up to its next
-request, then waits on all the bots at once (:class:`_Table`).
+request, sends each bot its requests (in one frame if the bot offered ``batch``), then waits on
+all the bots at once until every answer is in (:class:`_Table`).
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ class MatchReport:
     hello_names: list[str | None]
     startup_ms: list[int | None]
     concurrent: list[int] = field(default_factory=list)  # games at once each bot offered
+    batch: list[bool] = field(default_factory=list)  # whether each bot took requests in batches
 
 
 def now_iso() -> str:
@@ -202,6 +204,7 @@ class Seat:
         self.welcomed: tuple[list[str], int] | None = None
         self.hello_name: str | None = None
         self.concurrent = 1  # games at once, as its hello offered
+        self.batch = False  # takes several requests in one frame (hello.batch)
         self.startup_fault: ProtocolFault | None = None
         self.startup_log = ""  # stderr of a bot that failed to start, for the next game's log
         self.starts = 0
@@ -209,7 +212,8 @@ class Seat:
         self.launched = 0.0
         self.startup_ms: int | None = None
         self.next_id = 0
-        self.pending: dict[int, _Pending] = {}  # requests sent and not answered, oldest first
+        self.pending: dict[int, _Pending] = {}  # requests made and not answered, oldest first
+        self.outbox: list[tuple[dict[str, Any], _Pending]] = []  # made and not sent yet (see _Table.flush)
         self.last_frame = 0.0  # when its last frame was read: the clock of a queued request starts there
         self.playing: set[_Game] = set()  # games it still plays in (started, not over, no fault)
 
@@ -266,6 +270,7 @@ class Seat:
             return
         self.hello_name = hello.name
         self.concurrent = hello.concurrent
+        self.batch = hello.batch
         self.startup_ms = int((time.monotonic() - self.launched) * 1000)
         self.ready = True
 
@@ -294,6 +299,7 @@ class Seat:
             self.endpoint_dir = None
         self.ready = False
         self.pending.clear()
+        self.outbox.clear()
         return text
 
     def take_stderr(self) -> str:
@@ -325,7 +331,7 @@ class Seat:
         if frame is None:
             raise self._silence_fault(f"while the referee waited up to {deadline_ms} ms for its answer")
         self.pending[request["id"]] = _Pending(request["id"], None, 0, legal, 0.0, deadline_ms, 0)  # type: ignore[arg-type]
-        _, chosen = self.answer(frame)
+        _, chosen = self.answers(frame)[0]
         self.pending.clear()
         if isinstance(chosen, ProtocolFault):
             raise chosen
@@ -337,42 +343,73 @@ class Seat:
         is not charged for the time it spent on the others."""
         return max(pending.sent, self.last_frame) + pending.deadline_ms / 1000
 
-    def answer(self, frame: bytes) -> tuple[_Pending, Action | ProtocolFault]:
-        """The pending request a frame answers, and the legal action it picks or the fault it
-        is (charged to the oldest pending request unless the frame names another).
+    def answers(self, frame: bytes) -> list[tuple[_Pending, Action | ProtocolFault]]:
+        """The pending requests a frame answers, each with the legal action it picks or the
+        fault it is.  A frame that cannot be read is charged to the oldest pending request.
 
         An answer that names no pending request (late, a second answer, an invented id) is a
-        ``stale`` fault: a bot must not send what was not asked.
+        ``stale`` fault: a bot must not send what was not asked.  An ``actions`` frame (from a
+        bot that offered ``batch``) is read answer by answer, up to the first stale one.
         """
-        # Fast path: a well-formed answer to a pending request that names a legal action is
-        # valid by construction; anything else goes through the schema, which names the fault.
+        # Fast path: well-formed answers to pending requests that name legal actions are valid
+        # by construction; anything else goes through the schema, which names the fault.
         if len(frame) <= self.config.max_message_size:
             try:
                 msg = codec.loads(frame)
             except ValueError:
                 msg = None
-            if type(msg) is dict and len(msg) == 3 and msg.get("type") == "action" and type(msg.get("id")) is int:
-                pending = self.pending.get(msg["id"])
-                if pending is not None:
-                    chosen = msg.get("action")
-                    for candidate in pending.legal:
-                        if candidate == chosen:
-                            del self.pending[pending.request_id]
-                            return pending, candidate
-        pending = next(iter(self.pending.values()))
+            if type(msg) is dict:
+                kind = msg.get("type")
+                if kind == "action" and len(msg) == 3:
+                    picked = self._pick(msg)
+                    if picked is not None:
+                        del self.pending[picked[0].request_id]
+                        return [picked]
+                elif kind == "actions" and self.batch and len(msg) == 2 and type(msg.get("actions")) is list:
+                    out, seen = [], set()
+                    for entry in msg["actions"]:
+                        picked = self._pick(entry) if type(entry) is dict and len(entry) == 2 else None
+                        if picked is None or picked[0].request_id in seen:
+                            break
+                        seen.add(picked[0].request_id)
+                        out.append(picked)
+                    else:
+                        if out:
+                            for p, _ in out:
+                                del self.pending[p.request_id]
+                            return out
+        oldest = next(iter(self.pending.values()))
         try:
-            msg = decode_bot_message(frame, self.config.max_message_size, ("action",))
-            if msg["id"] not in self.pending:
-                ids = ", ".join(map(str, self.pending))
-                return pending, ProtocolFault(
-                    FaultKind.STALE, f"action for request {msg['id']}, but the outstanding "
-                                     f"request{'s are' if len(self.pending) > 1 else ' is'} {ids}")
-            pending = self.pending[msg["id"]]
-            chosen = accept_action(msg, pending.request_id, pending.legal)
+            msg = decode_bot_message(frame, self.config.max_message_size, ("action", "actions") if self.batch else ("action",))
         except ProtocolFault as fault:
-            return pending, fault
-        del self.pending[pending.request_id]
-        return pending, chosen
+            return [(oldest, fault)]
+        out = []
+        for entry in msg["actions"] if msg["type"] == "actions" else [msg]:
+            pending = self.pending.pop(entry["id"], None)
+            if pending is None:
+                ids = ", ".join(map(str, self.pending)) or "none"
+                owed = next(iter(self.pending.values()), oldest)
+                out.append((owed, ProtocolFault(
+                    FaultKind.STALE, f"action for request {entry['id']}, but the outstanding "
+                                     f"request{'s are' if len(self.pending) > 1 else ' is'} {ids}")))
+                break
+            try:
+                out.append((pending, accept_action(entry, pending.request_id, pending.legal)))
+            except ProtocolFault as fault:
+                out.append((pending, fault))
+        return out
+
+    def _pick(self, answer: dict[str, Any]) -> tuple[_Pending, Action] | None:
+        """The pending request ``answer`` names and the referee's copy of the legal action it
+        picks; ``None`` if either is missing (the slow path then names the fault)."""
+        request_id = answer.get("id")
+        pending = self.pending.get(request_id) if type(request_id) is int else None
+        if pending is not None:
+            chosen = answer.get("action")
+            for candidate in pending.legal:
+                if candidate == chosen:
+                    return pending, candidate
+        return None
 
 
 @dataclass(slots=True, eq=False)
@@ -578,7 +615,10 @@ class Session:
                 if on_match is not None:
                     on_match(run.number, reports[run.number])  # type: ignore[arg-type]
             table.ended.clear()
-            if any(seat.pending for seat in seats):
+            table.flush()
+            # Every answer is awaited before the games move on: the bots then get their next
+            # requests together, in as few frames and wake-ups as possible.
+            while any(seat.pending for seat in seats):
                 table.collect()
         return reports  # type: ignore[return-value]
 
@@ -732,15 +772,31 @@ class _Table:
             }
             g.cursor[i] = len(state.log)
             g.forced[i] = []
-            pending = _Pending(seat.next_id, g, i, legal, time.monotonic(), deadline_ms, len(state.decisions))
-            if seat.channel is None or not seat.channel.send(request):  # no peer: it died or closed its socket
-                # Charged, like any silence, to the oldest request it owes (what it was working on).
-                owed = next(iter(seat.pending.values()), pending)
-                self.fault(seat, owed, seat._silence_fault("when the referee sent it a request"))
-                continue
+            pending = _Pending(seat.next_id, g, i, legal, 0.0, deadline_ms, len(state.decisions))
             seat.pending[pending.request_id] = g.asked = pending
+            seat.outbox.append((request, pending))
             return False
         return True
+
+    def flush(self) -> None:
+        """Send the requests made since the last flush: to a bot that offered ``batch``, all of
+        its requests in one frame; to others, one frame each.  A request's clock starts here."""
+        for seat in self.seats:
+            outbox = seat.outbox
+            if not outbox:
+                continue
+            seat.outbox = []
+            sent = time.monotonic()
+            for _, pending in outbox:
+                pending.sent = sent
+            channel = seat.channel
+            if channel is not None and seat.batch and len(outbox) > 1:
+                ok = channel.send({"type": "requests", "requests": [request for request, _ in outbox]})
+            else:
+                ok = channel is not None and all(channel.send(request) for request, _ in outbox)
+            if not ok and seat.pending:  # no peer: it died or closed its socket
+                # Charged, like any silence, to the oldest request it owes (what it was working on).
+                self.fault(seat, next(iter(seat.pending.values())), seat._silence_fault("when the referee sent it a request"))
 
     def collect(self) -> None:
         """Wait until an answer comes or a deadline passes; apply every answer that came."""
@@ -770,23 +826,26 @@ class _Table:
                     self.fault(seat, p, fault)
 
     def drain(self, seat: Seat, channel: Channel) -> None:
-        """Apply every answer ``seat`` has queued."""
+        """Apply every answer ``seat`` has queued.  A frame's time runs from when the oldest
+        request it answers started (see :meth:`Seat.due`) and is shared equally by its answers."""
         while seat.pending and seat.channel is channel:
             frame = channel.recv_nowait()
             if frame is None:
                 return
             now = time.monotonic()
-            p, action = seat.answer(frame)
-            started, seat.last_frame = max(p.sent, seat.last_frame), now
-            if isinstance(action, ProtocolFault):
-                self.fault(seat, p, action)
-                continue
-            g = p.game
-            elapsed = (now - started) * 1000
-            g.time_left_ms[p.seat] -= int(elapsed + 0.5)
-            g.state.apply(action)
-            g.extra.append({"ms": round(elapsed, 2)})
-            g.asked = None
+            answers = seat.answers(frame)
+            started = max(min(p.sent for p, _ in answers), seat.last_frame)
+            seat.last_frame = now
+            elapsed = (now - started) * 1000 / len(answers)
+            for p, action in answers:
+                if isinstance(action, ProtocolFault):
+                    self.fault(seat, p, action)
+                    continue
+                g = p.game
+                g.time_left_ms[p.seat] -= int(elapsed + 0.5)
+                g.state.apply(action)
+                g.extra.append({"ms": round(elapsed, 2)})
+                g.asked = None
 
     def _poller(self, waiting: list[Seat]) -> zmq.Poller:
         """A poller of the bots that owe an answer (a frame from another one waits to be read),
@@ -898,6 +957,7 @@ class _Table:
             hello_names=[s.hello_name for s in self.seats],
             startup_ms=[s.startup_ms for s in self.seats],
             concurrent=[s.concurrent for s in self.seats],
+            batch=[s.batch for s in self.seats],
         )
 
 

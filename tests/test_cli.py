@@ -113,10 +113,10 @@ def test_play_and_check(tmp_path: Path) -> None:
     assert [b["starts"] for b in out["bots"]] == [1, 1, 1]  # once per bot for all the matches
     text = ok("check", RANDOM, "--game", "powder-keg", "--sandbox", "none")
     assert text.startswith("OK: random_bot as a powder-keg bot")
-    assert "games at once: 16 offered, so its self-play games were interleaved" in text
+    assert "games at once: 16 offered, so its self-play games were interleaved; requests and answers in batches" in text
     bad = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_illegal.py"), "--game", "reactor", "--sandbox", "none"])
     assert bad.exit_code == 1 and "FAILED" in bad.output and "fault: illegal" in bad.output
-    assert "games at once: 1 offered" in bad.output
+    assert "games at once: 1 offered" in bad.output and "batches" not in bad.output
 
 
 def test_registry_tournament_ratings_games_replay(tmp_path: Path) -> None:

@@ -141,3 +141,90 @@ def test_a_second_answer_is_stale_and_stops_the_bot() -> None:
     assert {(seat, kind) for seat, kind, _ in faults} == {(0, "stale")}
     assert len([f for f in faults if "same time" not in f[2]]) == 1
     assert sum(r.starts[0] for r in reports) == 2
+
+
+# -- batched frames (hello.batch) ----------------------------------------------------------------
+
+
+def batch_zoo(mode: str, game: str) -> BotSpec:
+    path = str(ZOO / "zoo_batch.py")
+    return BotSpec(f"batch-{mode}", (PY, path, "{endpoint}", mode, game), (path,))
+
+
+@pytest.fixture
+def frame_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many answers each frame from a bot carried (the referee's view)."""
+    sizes: list[int] = []
+    answers = referee_module.Seat.answers
+
+    def spy(self, frame):
+        out = answers(self, frame)
+        sizes.append(len(out))
+        return out
+
+    monkeypatch.setattr(referee_module.Seat, "answers", spy)
+    return sizes
+
+
+def test_batched_frames_play_exactly_as_separate_ones(frame_sizes: list[int]) -> None:
+    """A bot that offered batch gets its requests of one moment in one frame and answers them in
+    one: the games are those of one game at a time, only cheaper to play."""
+    together, _ = play_lineup(batch_zoo("ok", "none"), matches=10, points=2)
+    assert max(frame_sizes) > 1, "no frame carried several answers"
+    frame_sizes.clear()
+    apart, _ = play_lineup(batch_zoo("ok", "none"), matches=10, points=2, concurrent=1)
+    assert max(frame_sizes) == 1
+    assert outcomes(together) == outcomes(apart)
+    assert all(g.faults == [] for r in together for g in r.games)
+
+
+def test_a_frames_time_is_shared_by_its_answers(frame_sizes: list[int]) -> None:
+    """Rule (protocol README, batch): the answers of one frame share its time equally, and the
+    frame must come within the oldest request's deadline.  The bot takes 15 ms per request and
+    answers a whole batch (up to 8) at once: every decision is charged at least its own 15 ms
+    (none is charged nothing, as if another had taken all the time) and none the batch's total."""
+    reports, _ = play_lineup(batch_zoo("slow:15", "none"), matches=8,
+                             limits=Limits(decision_ms=150, game_ms=60_000, startup_ms=8_000))
+    assert sum(size > 2 for size in frame_sizes) > 10, "too few frames carried several answers"
+    assert all(g.faults == [] for r in reports for g in r.games)
+    times = [d["ms"] for r in reports for g in r.games for d in g.record["decisions"] if d["seat"] == 0 and "ms" in d]
+    assert len(times) > 50 and min(times) >= 14 and sorted(times)[len(times) // 2] < 30 and max(times) < 100
+
+
+def test_an_illegal_answer_in_a_batch_forfeits_only_its_game() -> None:
+    reports, _ = play_lineup(batch_zoo("illegal", "m2-g0"), matches=12)
+    faults = faults_by_game(reports)
+    assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "illegal")]
+    assert [g for g, f in faults.items() if f] == ["m2-g0"]
+    assert sum(r.starts[0] for r in reports) == 2
+
+
+@pytest.mark.parametrize("mode", ["dup", "invent"])
+def test_a_repeated_or_invented_id_in_a_batch_is_stale(mode: str) -> None:
+    """Rule: an answer to no pending request (here inside an actions frame) is stale; the bot is
+    stopped and forfeits every game it plays, one of them counted as the fault."""
+    reports, _ = play_lineup(batch_zoo(mode, "m2-g0"), matches=12)
+    faults = [f for fs in faults_by_game(reports).values() for f in fs]
+    assert {(seat, kind) for seat, kind, _ in faults} == {(0, "stale")}
+    assert len([f for f in faults if "same time" not in f[2]]) == 1
+    assert sum(r.starts[0] for r in reports) == 2
+
+
+def test_an_unreadable_batch_answer_is_charged_to_one_game() -> None:
+    """A frame that is not JSON cannot say which requests it answers: it is a malformed fault of
+    the oldest request the bot owes; its other requests then time out (the bot never answers
+    them) and cost their games too."""
+    reports, _ = play_lineup(batch_zoo("garbage", "m2-g0"), matches=12,
+                             limits=Limits(decision_ms=300, game_ms=20_000, startup_ms=8_000))
+    faults = [f for fs in faults_by_game(reports).values() for f in fs]
+    assert [kind for _, kind, _ in faults if kind != "timeout"] == ["malformed"]
+    assert {seat for seat, _, _ in faults} == {0}
+    assert any(not f for f in faults_by_game(reports).values())
+
+
+def test_actions_from_a_bot_that_did_not_offer_batch_are_a_schema_fault() -> None:
+    reports, _ = play_lineup(concurrent_zoo("actions", "m2-g0"), matches=12)
+    faults = faults_by_game(reports)
+    assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "schema")]
+    assert "unexpected message type 'actions'" in faults["m2-g0"][0][2]
+    assert [g for g, f in faults.items() if f] == ["m2-g0"]

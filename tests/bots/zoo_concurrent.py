@@ -2,7 +2,8 @@
 
 Run as ``zoo_concurrent.py ENDPOINT MODE GAME``.  At its second request in the game whose id ends
 with GAME (e.g. ``m2-g0``), by MODE: ``crash`` exits with status 3, ``illegal`` answers an action
-that is never legal, ``hang`` stops answering, ``twice`` answers twice.  ``slow:MS`` answers every
+that is never legal, ``hang`` stops answering, ``twice`` answers twice, ``actions`` answers in an
+``actions`` frame (which it did not offer in its hello).  ``slow:MS`` answers every
 request after MS milliseconds.  Otherwise it plays the first legal action.  Written without the
 SDK, so that it misbehaves exactly when told.
 """
@@ -38,4 +39,6 @@ while True:
             time.sleep(3600)
         if mode == "twice":
             sock.send_json(answer)
+        if mode == "actions":
+            answer = {"type": "actions", "actions": [{"id": answer["id"], "action": answer["action"]}]}
     sock.send_json(answer)
