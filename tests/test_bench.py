@@ -47,3 +47,15 @@ def test_cpu_per_decision_is_measured_with_games_at_once_and_one_at_a_time() -> 
     assert report.cpu.bot_starts_per_match < 1 and report.cpu_serial.bot_starts_per_match < 1
     assert {"cpu_per_decision_vs_pipe", "cpu_per_decision_one_at_a_time_vs_pipe"} <= set(report.ratios())
     assert "16 at once" in "\n".join(report.lines()) and "1 at once" in "\n".join(report.lines())
+
+
+def test_the_cold_cache_benchmark_replays_every_request() -> None:
+    """benchmarks/sdk_cold_cache.py answers every replayed request (it checks the count itself)."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent.parent / "benchmarks" / "sdk_cold_cache.py"
+    out = subprocess.run([sys.executable, str(script), "--games", "6", "--batch", "3", "--evict-kb", "0", "256",
+                          "--repeats", "1"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "evicting    256 KB between frames" in out.stdout and "µs CPU per request" in out.stdout
