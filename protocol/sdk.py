@@ -143,9 +143,10 @@ def run(
     """Play as ``bot`` until the referee says ``shutdown``; return the exit status (0: clean end).
 
     ``bot`` is a function, a class (one instance per match) or an instance (shared by every
-    match).  ``concurrent`` > 1 offers the referee to play that many games at the same time, which
-    makes cheap bots several times cheaper to run; it needs a function or a class, since an
-    instance shared by interleaved games would mix them up.
+    match).  ``concurrent`` > 1 offers the referee to play that many games at the same time, and
+    to take their requests in batches (``hello.batch``), which makes cheap bots several times
+    cheaper to run; it needs a function or a class, since an instance shared by interleaved games
+    would mix them up.
 
     ``endpoint`` defaults to ``argv[1]``, then ``$ARENA_ENDPOINT``.  The bot gives up after
     ``idle_timeout`` seconds without a message (stretched after the welcome to cover the
