@@ -80,12 +80,15 @@ class Context:
     decision: str = ""
     time_left_ms: int = 0
     deadline_ms: int = 0
-    received_at: float = 0.0  # time.monotonic() when the current request arrived
+    received_at: float = 0.0  # time.monotonic() when the current request's clock started (see remaining_ms)
     history: list[Event] = field(default_factory=list)
     forced: list[dict[str, Any]] = field(default_factory=list)
 
     def remaining_ms(self) -> float:
-        """Milliseconds left for the current decision, by this process's clock."""
+        """Milliseconds left for the current decision, by this process's clock: from when the
+        request arrived or, within a batch, from when the previous answers were sent (the
+        referee shares a frame's time among its answers and wants the frame within the oldest
+        request's deadline, so this errs on the safe side)."""
         return self.deadline_ms - (time.monotonic() - self.received_at) * 1000.0
 
 
