@@ -86,9 +86,9 @@ class Context:
 
     def remaining_ms(self) -> float:
         """Milliseconds left for the current decision, by this process's clock: from when the
-        request arrived or, within a batch, from when the previous answers were sent (the
-        referee shares a frame's time among its answers and wants the frame within the oldest
-        request's deadline, so this errs on the safe side)."""
+        request arrived or, within a batch, from when the previous answers were sent: the frame
+        being filled must reach the referee within the deadline of its oldest request.  As for
+        any request, the time in transit is not seen here; keep a margin."""
         return self.deadline_ms - (time.monotonic() - self.received_at) * 1000.0
 
 
