@@ -9,13 +9,23 @@ same core.  A pinned worker also runs under SCHED_BATCH (see :func:`pin`).  `are
 measures what both gain (see the README).
 
 Linux only; elsewhere, and when there are more workers than CPUs, nothing is pinned.
+
+Dask workers are started by someone else (``dask worker``, or a local cluster), so no one
+process hands out their CPUs: each worker process claims a free one itself (:func:`claim_cpu`),
+through one lock file per CPU that the kernel releases when the process ends, however it ends.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import stat
+import tempfile
+from pathlib import Path
 
-__all__ = ["available_cpus", "current_cpu", "pin", "restore", "worker_cpus"]
+__all__ = ["available_cpus", "claim_cpu", "current_cpu", "pin", "restore", "worker_cpus"]
+
+_claims: list[int] = []  # lock files this process holds, open for its lifetime
 
 
 def available_cpus() -> list[int]:
@@ -47,6 +57,40 @@ def worker_cpus(workers: int) -> list[int | None]:
     here = current_cpu()
     start = cpus.index(here) if here in cpus else 0
     return [cpus[(start + i) % len(cpus)] for i in range(workers)]
+
+
+def claim_cpu(folder: Path | None = None) -> int | None:
+    """A CPU of this machine that no other process has claimed, held until this process ends;
+    ``None`` if every CPU is taken, the machine has fewer than two, or the locks are unusable.
+
+    The claims are ``flock`` locks on ``cpu-N.lock`` files in ``folder`` (by default one per
+    user in the temporary directory): a worker killed from outside loses its claim at once.
+    """
+    cpus = available_cpus()
+    if len(cpus) < 2:
+        return None
+    if folder is None:
+        folder = Path(tempfile.gettempdir()) / f"arena-cpus-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return None  # not ours (a planted directory or link): do without
+    except OSError:
+        return None
+    for cpu in cpus:
+        try:
+            fd = os.open(folder / f"cpu-{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _claims.append(fd)
+        return cpu
+    return None
 
 
 def pin(cpu: int | None) -> set[int] | None:

@@ -28,6 +28,10 @@ JavaScript bots.  Keep ``--nthreads 1`` (a match is CPU-bound, and bots die with
 that started them), and give ``--workers`` the cluster's total number of worker processes, so
 the tables are split into enough jobs to keep each of them busy.  ``--cluster local`` starts a
 cluster of ``--workers`` processes on this machine instead.
+
+Each worker process claims a CPU of its machine for itself and plays its tables there, bots
+included, as a local worker does (:func:`arena.affinity.claim_cpu`); a worker that finds every
+CPU taken plays unpinned, so run at most one worker process per CPU.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena import affinity
 from arena.errors import ArenaError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
@@ -107,6 +112,7 @@ def unship(bot: ShippedBot, cache: Path) -> BotSpec:
 _lock = threading.Lock()
 _referees: dict[RefereeConfig, Referee] = {}
 _cache: Path | None = None
+_cpu: list[int | None] = []  # the CPU this worker process claimed, once decided
 
 
 def _bot_cache() -> Path:
@@ -126,8 +132,17 @@ def _bot_cache() -> Path:
     return private
 
 
+def _worker_cpu() -> int | None:
+    """The CPU this worker process plays on, claimed on first use (see :func:`affinity.claim_cpu`)."""
+    with _lock:
+        if not _cpu:
+            _cpu.append(affinity.claim_cpu())
+        return _cpu[0]
+
+
 def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
-    """This worker process's referee (its own ZeroMQ context) and bot cache, made on first use."""
+    """This worker process's referee (its own ZeroMQ context) and bot cache, made on first use
+    (call it pinned, so that the referee's I/O thread keeps to the worker's CPU too)."""
     global _cache
     with _lock:
         if _cache is None:
@@ -139,7 +154,19 @@ def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
 
 def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
                 game_name: str, game_config: GameConfig) -> list[tuple[str, Any]]:
-    """The Dask task: play one job here and return its events (games by match id)."""
+    """The Dask task: play one job here and return its events (games by match id).
+
+    The executing thread, and so the bots it starts, keep to this worker's CPU for the task, as
+    a local worker does: unpinned, a table's wake-ups cross CPUs and cost several times more."""
+    mask = affinity.pin(_worker_cpu())
+    try:
+        return _play_remote(tasks, bots, config, game_name, game_config)
+    finally:
+        affinity.restore(mask)
+
+
+def _play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
+                 game_name: str, game_config: GameConfig) -> list[tuple[str, Any]]:
     referee, cache = _worker_state(config)
     here = {spec: unship(bot, cache) for spec, bot in bots}
     job = [replace(task, bots=tuple(here[b] for b in task.bots)) for task in tasks]

@@ -3,6 +3,7 @@ worker's job is rerun and every game stored exactly once, and a clear error with
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -15,6 +16,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from arena import affinity  # noqa: E402
 from arena.cluster import ShippedBot, execute_on_cluster, ship, unship  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.games import GameConfig  # noqa: E402
@@ -22,7 +24,7 @@ from arena.referee import BotSpec, RefereeConfig  # noqa: E402
 from arena.storage import Store  # noqa: E402
 from arena.tournament import TournamentOutcome, Tournament  # noqa: E402
 from arena.tournament_file import load_tournament  # noqa: E402
-from test_tournament import random_field, results_of, write  # noqa: E402
+from test_tournament import ROOT, random_field, results_of, write  # noqa: E402
 
 
 def run_tournament(tmp_path: Path, text: str, db_name: str, **kwargs) -> TournamentOutcome:
@@ -137,3 +139,22 @@ def test_a_swiss_tournament_holds_one_local_cluster_for_all_its_rounds(tmp_path:
     assert opened == ["local"]
     again = run_tournament(tmp_path, text, "swiss.db", workers=2, cluster="local")
     assert again.played == 0 and opened == ["local"]  # nothing left to play: no cluster started
+
+
+@pytest.mark.skipif(len(affinity.available_cpus()) < 2, reason="needs two CPUs")
+def test_a_cluster_worker_keeps_its_tables_on_the_cpu_it_claimed(tmp_path: Path, monkeypatch) -> None:
+    """As a local worker does, each Dask worker plays on one CPU of its own (claimed through a
+    lock file, since no one process starts the workers): its bots inherit that one CPU."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the workers' claims and bot cache go here
+    reporter = ROOT / "tests" / "bots" / "affinity_reporter.py"
+    bots = "".join(f'[[bots]]\nname = "a{i}"\npath = "{reporter}"\n' for i in range(4))
+    text = f'name = "pin"\ngame = "reactor"\nseats = 2\ngames = 1\nseed = 3\n[sandbox]\nmode = "none"\n{bots}'
+    outcome = run_tournament(tmp_path, text, "pin.db", workers=2, cluster="local")
+    assert outcome.errors == [] and outcome.played == 12
+    with Store(str(tmp_path / "pin.db")) as store:
+        for game in store.games(tournament="pin", limit=100):
+            for log in store.logs(game.id).values():
+                masks = {line for line in log.splitlines() if line.startswith("cpus=")}
+                assert len(masks) == 1 and len(json.loads(masks.pop()[len("cpus="):])) == 1, log
+    assert sorted(p.name for p in (tmp_path / f"arena-cpus-{os.getuid()}").iterdir()) == \
+        [f"cpu-{c}.lock" for c in affinity.available_cpus()[:2]]  # two workers, two claims

@@ -204,6 +204,24 @@ def test_no_pinning_when_workers_outnumber_cpus() -> None:
         assert sorted(affinity.worker_cpus(n)) == affinity.available_cpus()
 
 
+def _claims(folder: Path, count: int) -> list[int | None]:
+    return [affinity.claim_cpu(folder) for _ in range(count)]
+
+
+@pytest.mark.skipif(len(affinity.available_cpus()) < 2, reason="needs two CPUs")
+def test_claimed_cpus_are_distinct_and_freed_when_the_process_ends(tmp_path: Path) -> None:
+    """Dask workers claim their CPU themselves: each claim takes a CPU no live process holds,
+    none is left once all are taken, and a process that ends (however) frees its claims."""
+    from arena.bench import in_child
+
+    cpus = affinity.available_cpus()
+    assert in_child(_claims, tmp_path, len(cpus) + 1) == cpus + [None]
+    assert in_child(_claims, tmp_path, 1) == [cpus[0]]  # the child above is gone: all free again
+    planted = tmp_path / "planted"
+    planted.symlink_to(tmp_path)
+    assert in_child(_claims, planted, 1) == [None]  # a link where the lock folder should be
+
+
 def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
     from arena.referee import BotSpec
     from arena.scheduling import Pairing
