@@ -325,6 +325,8 @@ class CpuPerDecision:
     asked_share: float
     bot_starts_per_match: float
     concurrent: int = 1  # games in play at once
+    referee_us: float = 0.0  # the referee's share of per_decision_us (its process, all threads)
+    bots_us: float = 0.0  # the bots' share (all four processes)
 
 
 def cpu_per_decision(short: int = 16, long: int = 80, repeats: int = 3, sandbox_mode: str = "auto",
@@ -333,17 +335,20 @@ def cpu_per_decision(short: int = 16, long: int = 80, repeats: int = 3, sandbox_
 
     Both runs play ``concurrent`` games at once (the short one has at least that many), so the
     difference is the cost of a decision at that concurrency."""
-    per_decision, per_trip, shares, starts = [], [], [], []
+    per_decision, per_trip, shares, starts, referee, bots = [], [], [], [], [], []
     for _ in range(repeats):
         ref_a, bots_a, dec_a, ask_a, _ = in_child(session_cpu, short, sandbox_mode, RANDOM_BOT, concurrent)
         ref_b, bots_b, dec_b, ask_b, st = in_child(session_cpu, long, sandbox_mode, RANDOM_BOT, concurrent)
         cpu_a, cpu_b = ref_a + bots_a, ref_b + bots_b
         per_decision.append((cpu_b - cpu_a) / (dec_b - dec_a))
+        referee.append((ref_b - ref_a) / (dec_b - dec_a))
+        bots.append((bots_b - bots_a) / (dec_b - dec_a))
         per_trip.append((cpu_b - cpu_a) / (ask_b - ask_a))
         shares.append(ask_b / dec_b)
         starts.append(st / long)
     return CpuPerDecision(statistics.median(per_decision) * 1e6, statistics.median(per_trip) * 1e6,
-                          statistics.median(shares), statistics.median(starts), concurrent)
+                          statistics.median(shares), statistics.median(starts), concurrent,
+                          statistics.median(referee) * 1e6, statistics.median(bots) * 1e6)
 
 
 # -- full harness and memory ------------------------------------------------------------------------
@@ -485,7 +490,8 @@ class BenchReport:
         for cpu in (self.cpu, self.cpu_serial):
             if cpu is not None:
                 out.append(f"(e) CPU per decision over whole games, {cpu.concurrent} at once: {cpu.per_decision_us:.1f} µs "
-                           f"({cpu.asked_share:.0%} of decisions needed a round trip; "
+                           f"(referee {cpu.referee_us:.1f}, bots {cpu.bots_us:.1f}; "
+                           f"{cpu.asked_share:.0%} of decisions needed a round trip; "
                            f"{cpu.per_round_trip_us:.1f} µs per round trip); "
                            f"bot starts per match in a session: {cpu.bot_starts_per_match:.2f}")
         for h in self.harness:

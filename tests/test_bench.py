@@ -44,6 +44,8 @@ def test_cpu_per_decision_is_measured_with_games_at_once_and_one_at_a_time() -> 
     assert report.cpu is not None and report.cpu_serial is not None
     assert (report.cpu.concurrent, report.cpu_serial.concurrent) == (16, 1)
     assert report.cpu.per_decision_us > 0 and report.cpu_serial.per_decision_us > 0
+    for cpu in (report.cpu, report.cpu_serial):  # one repetition in a quick run: the shares add up
+        assert cpu.referee_us > 0 and cpu.referee_us + cpu.bots_us == pytest.approx(cpu.per_decision_us)
     assert report.cpu.bot_starts_per_match < 1 and report.cpu_serial.bot_starts_per_match < 1
     assert {"cpu_per_decision_vs_pipe", "cpu_per_decision_one_at_a_time_vs_pipe"} <= set(report.ratios())
     assert "16 at once" in "\n".join(report.lines()) and "1 at once" in "\n".join(report.lines())
