@@ -59,8 +59,9 @@ class Channel:
     """One end of a bot's socket pair: send and receive single-frame JSON messages.
 
     ``dropped`` is true after :meth:`recv_bytes` returned ``None`` because the peer's
-    connection dropped rather than because the timeout ran out, and after a send found no peer.  ``watched`` are the sockets to
-    poll for it (its socket, and its monitor if any), for a caller that waits on many at once.
+    connection dropped rather than because the timeout ran out, and after a send found no peer.
+    ``watched`` are the sockets to poll for it (its socket, and its monitor if any), for a caller
+    that waits on many at once.
     """
 
     def __init__(self, socket: zmq.Socket, *, watch: bool = True) -> None:
@@ -127,20 +128,14 @@ class Channel:
             return None
         ready = dict(self._poller.poll(timeout_ms))
         # A frame that arrived before the drop is still delivered first.
-        if self.socket in ready:
+        if self.socket in ready or (self._monitor in ready and not self.note_drop()):
             return self.socket.recv()
-        if self._monitor in ready:
-            while self._monitor.poll(0):
-                self._monitor.recv_multipart()
-            # Frames can land in the queue just after the event; one last look.
-            if self.socket.poll(0):
-                return self.socket.recv()
-            self.dropped = True
         return None
 
     def note_drop(self) -> bool:
-        """After a shared poll flagged the monitor: consume its events, and report (and set
-        ``dropped``) whether the connection dropped with no frame left to read."""
+        """After a poll flagged the monitor: consume its events, and report (and set ``dropped``)
+        whether the connection dropped with no frame left to read (frames can land in the queue
+        just after the event, so the socket gets one last look)."""
         if self._monitor is None:
             return False
         while self._monitor.poll(0):
