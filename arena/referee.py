@@ -581,6 +581,7 @@ class Session:
             if seat.playing or seat.pending:  # left over by a table that ended in an error
                 seat.playing.clear()
                 seat.pending.clear()
+                seat.outbox.clear()
                 seat.retiring = True  # its answers to that table may still come: start afresh
             seats.append(seat)
         n = len(seats)
@@ -664,8 +665,8 @@ class _Table:
 
     def start_games(self, queue: deque[_Run], live: list[_Game]) -> None:
         """Start the next games, as many as the bots play at once; first (re)start every bot that
-        is needed and not running, once no request is pending (a start-up wait must not be
-        charged to bots answering meanwhile) and once a faulted bot has finished its games."""
+        is needed and not running, once a faulted bot has finished its games.  Called between
+        rounds, when no request is pending, so a start-up wait is never charged to a bot."""
         while queue and len(live) < self.limit:
             run = queue[0]
             if run.match.over:  # a resumed match that was already complete
@@ -675,7 +676,7 @@ class _Table:
             needed = [s for i, s in enumerate(self.seats) if i not in run.disqualified]
             fresh = [s for s in needed if not s.ready or s.retiring]
             if fresh:
-                if any(s.playing for s in fresh) or any(s.pending for s in self.seats):
+                if any(s.playing for s in fresh):
                     return
                 self.ready(needed)
                 if len(live) >= self.limit:  # a restarted bot may offer fewer games at once
@@ -791,7 +792,7 @@ class _Table:
                 pending.sent = sent
             channel = seat.channel
             if channel is not None and seat.batch and len(outbox) > 1:
-                ok = channel.send({"type": "requests", "requests": [request for request, _ in outbox]})
+                ok = channel.send(messages.requests(request for request, _ in outbox))
             else:
                 ok = channel is not None and all(channel.send(request) for request, _ in outbox)
             if not ok and seat.pending:  # no peer: it died or closed its socket
