@@ -157,7 +157,7 @@ def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], confi
     """The Dask task: play one job here and return its events (games by match id).
 
     The executing thread, and so the bots it starts, keep to this worker's CPU for the task, as
-    a local worker does: unpinned, a table's wake-ups cross CPUs and cost several times more."""
+    a local worker does: unpinned, a table's wake-ups cross CPUs and cost more than twice as much."""
     mask = affinity.pin(_worker_cpu())
     try:
         return _play_remote(tasks, bots, config, game_name, game_config)
