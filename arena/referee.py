@@ -117,6 +117,9 @@ def bot_spec(target: str, name: str | None = None) -> BotSpec:
     return BotSpec(name or Path(words[-1]).stem, (os.path.realpath(program), *words[1:]), expose)
 
 
+DEFAULT_CONCURRENT = 16  # games of a lineup in play at once unless configured (a tournament's ``concurrent``)
+
+
 @dataclass(frozen=True, slots=True)
 class RefereeConfig:
     """Policies of the referee; every number has a sane default and can be changed."""
@@ -127,7 +130,7 @@ class RefereeConfig:
     faults_to_disqualify: int = 3
     auto_single: bool = True
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
-    concurrent: int = 16  # games of one lineup in play at once, for bots that offer as many
+    concurrent: int = DEFAULT_CONCURRENT  # games of one lineup in play at once, for bots that offer as many
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,13 +40,14 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.games import REGISTRY
 from arena.games.base import GameConfig, GameError
+from arena.referee import DEFAULT_CONCURRENT
+from protocol.messages import MAX_CONCURRENT
 
 FORMATS = ("round-robin", "swiss")
 SANDBOX_MODES = ("auto", "strict", "none")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
             "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent"}
-DEFAULT_CONCURRENT = 16
 TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
 SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
 
@@ -191,7 +192,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     if min_seats is not None and (min_seats > seats or min_seats < game.min_players):
         raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
     points = _int(path, data, "points", 1)
-    concurrent = _int(path, data, "concurrent", 1, 64) or DEFAULT_CONCURRENT
+    concurrent = _int(path, data, "concurrent", 1, MAX_CONCURRENT) or DEFAULT_CONCURRENT
 
     variants = data.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
