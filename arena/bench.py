@@ -22,12 +22,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena import affinity
 from arena.games import REGISTRY, GameConfig, SeededChance
+from arena.referee import DEFAULT_CONCURRENT
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "random_bot.py"
@@ -268,7 +269,7 @@ def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = 
 
 
 def session_cpu(games: int, sandbox_mode: str, bot: Path = RANDOM_BOT,
-                concurrent: int | None = None) -> tuple[float, float, int, int, int]:
+                concurrent: int = DEFAULT_CONCURRENT) -> tuple[float, float, int, int, int]:
     """Play ``games`` 4-player Reactor games in one session of four copies of ``bot``, up to
     ``concurrent`` at once (as a tournament plays a lineup's matches).
 
@@ -284,11 +285,8 @@ def session_cpu(games: int, sandbox_mode: str, bot: Path = RANDOM_BOT,
     decisions = asked = starts = 0
     before = _cpu_self()
     plans = [MatchPlan(f"cpu:{g}", f"m{g}") for g in range(games)]
-    config = RefereeConfig(sandbox_mode=sandbox_mode)
-    if concurrent is not None:
-        config = replace(config, concurrent=concurrent)
-    with Referee(config) as referee, \
-            referee.session() as session:
+    config = RefereeConfig(sandbox_mode=sandbox_mode, concurrent=concurrent)
+    with Referee(config) as referee, referee.session() as session:
         for report in session.play_matches(game, GameConfig(players=4), bots, plans):
             for r in report.games:
                 decisions += len(r.record["decisions"])
