@@ -553,6 +553,8 @@ class KegState(State):
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now: the whitelist of B.5.  Every list and dict in it is new."""
+        if not 0 <= seat < self.n:  # a negative index would read another seat's hidden hand
+            raise GameError(f"no seat {seat} in a {self.n}-player game")
         kind = self.kind
         chain = None
         if self.chain is not None:

@@ -768,6 +768,14 @@ def test_b5_kq40_observation_fields():
     assert s.observation(0)["decision"] == "KD1" and s.observation(0)["hand"] == ["Bk", "9", "3"]
 
 
+@pytest.mark.parametrize("seat", [-1, -3, 3])
+def test_b5_observation_only_for_seats_at_the_table(seat):
+    """B.5: a seat that is not at the table sees nothing (a negative index must not read another hand)."""
+    s = position(3, [["Bk", "3", "9"], ["Q", "2"], []], ["5", "K", "6", "K"])
+    with pytest.raises(GameError, match="no seat"):
+        s.observation(seat)
+
+
 def scramble_hidden(state: KegState, seat: int, rng: random.Random) -> KegState:
     """A copy where everything hidden from ``seat`` differs: other hands (same sizes), pile order, private
     parts of events not addressed to ``seat``."""
