@@ -736,6 +736,12 @@ class _Table:
                     g.game_id, index, i, config.to_json(), match.scores, bot_seed(seed, i), run.match_id))
                 g.generation[i] = seat.starts
                 seat.playing.add(g)
+        # Bots that are not here leave before the first decision: one that never started must
+        # not outlast the bots that play (and win when they forfeit first).
+        absent = {i: fault.kind for i, fault in enumerate(g.fault) if fault is not None}
+        if absent:
+            g.state.forfeit_absent(absent)
+            g.extra.extend({"fault": kind} for kind in absent.values())
         return g
 
     # -- playing ------------------------------------------------------------------------------

@@ -116,6 +116,30 @@ def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     assert game.record["faults"][0]["kind"] == kind
 
 
+def test_a_bot_that_never_started_cannot_outlast_one_that_plays() -> None:
+    """Forfeit (absent seats): a bot that failed to start leaves before the first decision, so an
+    opponent that would fault at its first turn still beats it (a walkover), and a table where no
+    bot started is a tie with no winner."""
+    game = get_game("reactor")
+    tag = f"tag-{uuid.uuid4().hex}"
+    with Referee(RefereeConfig(limits=FAST, sandbox_mode=MODE)) as referee:
+        report = referee.play_match(game, GameConfig(players=2), [tagged(zoo("illegal"), tag),
+                                                                   tagged(zoo("crash_start"), tag)], seed="zoo")
+        both = referee.play_match(game, GameConfig(players=2), [tagged(zoo("crash_start"), tag),
+                                                                 tagged(zoo("crash_start"), tag)], seed="zoo")
+    assert bot_processes(tag) == []
+    record = report.games[0].record
+    assert [(f.seat, f.kind) for f in report.games[0].faults] == [(1, "startup")]
+    assert record["result"]["places"] == [1, 2] and record["result"]["winner"] == 0
+    assert record["decisions"] == [{"seat": 1, "action": {"type": "forfeit", "reason": "startup", "absent": True},
+                                    "fault": "startup"}]
+    assert report.scores == [1, 0]
+    record = both.games[0].record
+    assert record["result"]["places"] == [1, 1] and record["result"]["winner"] is None
+    for r in (report, both):
+        replay(game, r.games[0].record)
+
+
 def test_crashing_bot_is_restarted_then_disqualified() -> None:
     """A bot that faults in game after game is restarted each time, then disqualified."""
     report = play(zoo("crash_mid"), points=3, faults_to_disqualify=2)

@@ -120,6 +120,18 @@ def rank_places(keys: list[tuple]) -> tuple[int, ...]:
     return tuple(places)
 
 
+def check_absent(state: State, reasons: dict[int, str], active: list[int]) -> None:
+    """Raise :class:`GameError` unless :meth:`State.forfeit_absent` may remove these seats now:
+    the game has not had a decision yet and every seat named is still in it."""
+    if state.to_move() is None:
+        raise GameError("the game is over")
+    if state.decisions:
+        raise GameError("absent seats can only leave before the first decision")
+    for seat in reasons:
+        if seat not in active:
+            raise GameError(f"seat {seat} is not in the game")
+
+
 def redact(event: Event, seat: int | None) -> Event:
     """The view of one logged event for ``seat`` (``None``: a spectator who sees only public parts).
 
@@ -178,6 +190,17 @@ class State(ABC):
 
         Only the seat that must decide now can forfeit.  The seat is eliminated at once and
         ranks below every seat that did not forfeit; the game goes on for the others."""
+
+    @abstractmethod
+    def forfeit_absent(self, reasons: dict[int, str]) -> None:
+        """Remove the seats whose bots never joined this game (``{seat: reason}``), together,
+        before the first decision.
+
+        A bot that failed to start (or was disqualified) must not outlast the bots that play: a
+        seat that only forfeited at its first turn could win a game its opponents forfeited
+        earlier.  The seats forfeit as :meth:`forfeit` describes; if one seat is left it wins,
+        and if none is left every seat ties (no winner).  Recorded as forfeits with
+        ``"absent": true``."""
 
     @abstractmethod
     def check_invariants(self) -> None:

@@ -31,6 +31,7 @@ from arena.games.base import (
     IllegalAction,
     Observation,
     State,
+    check_absent,
     rank_places,
 )
 from arena.games.chance import Chance, SeededChance
@@ -351,7 +352,7 @@ class KegState(State):
         assert not any(self.sizes[s] for s in range(n) if not self.active[s])
         assert self.n_decisions - self.base_decisions == sum(1 for _, a in self.decisions if a["type"] != "forfeit")
         if not kind:
-            assert self.n_active == 1 or self.capped
+            assert self.n_active == 1 or self.capped or sorted(self.forfeits) == list(range(n))
             return
         assert self.n_active >= 2 and self.active[self.cur] and self.active[self.seat] and self.T >= 1
         assert self.pile.count(K) == self.n_active - 1 - waiting, "R21"
@@ -501,11 +502,7 @@ class KegState(State):
         self.log.append({"type": "forfeit", "seat": seat, "reason": reason})
         # R21 must keep holding: one King leaves the draw pile with the player.
         if kind != KD4:
-            pile = self.pile
-            top = len(pile) - 1
-            places = [str(top - i) for i in range(top, -1, -1) if pile[i] == K]  # indexes from the top
-            pick = self.chance.pick("forfeit-king", places)
-            del pile[top - int(places[pick])]
+            self._take_king()
         # (at KD4 the doused King waiting for reinsertion is the one that goes)
         self._remove_player(seat, "forfeit")
         if self.n_active == 1:
@@ -526,6 +523,33 @@ class KegState(State):
             self.kind, self.seat = KD1, self.cur
         else:
             self._begin_turn(self._next_active(seat), 1, False)
+
+    def forfeit_absent(self, reasons: dict[int, str]) -> None:
+        """Harness rule: absent seats leave before the first decision, each as a forfeit at KD1
+        (a King leaves the pile with each, but the last of an all-absent table, for whom none
+        is left); if the starter is among them, the next active player clockwise starts."""
+        check_absent(self, reasons, [s for s in range(self.n) if self.active[s]])
+        self._legal = None
+        for seat in sorted(reasons):
+            self.decisions.append((seat, {"type": "forfeit", "reason": reasons[seat], "absent": True}))
+            self.forfeits.append(seat)
+            self.log.append({"type": "forfeit", "seat": seat, "reason": reasons[seat]})
+            king = self.n_active > 1
+            if king:
+                self._take_king()
+            self._remove_player(seat, "forfeit", king)
+        if self.n_active <= 1:
+            self._finish("forfeit")
+        elif self.cur in reasons:
+            self._begin_turn(self._next_active(self.cur), 1, False)
+
+    def _take_king(self) -> None:
+        """A uniformly random King leaves the draw pile (a forfeit's, to keep R21)."""
+        pile = self.pile
+        top = len(pile) - 1
+        places = [str(top - i) for i in range(top, -1, -1) if pile[i] == K]  # indexes from the top
+        pick = self.chance.pick("forfeit-king", places)
+        del pile[top - int(places[pick])]
 
     def result(self) -> GameResult:
         """Places: the survivor, then eliminated seats (later = better), then forfeited seats (tied)."""
@@ -666,11 +690,12 @@ class KegState(State):
                              "private": {"to": [cur], "card": CODES[t]}})
             self._end_turn()
 
-    def _remove_player(self, seat: int, cause: str) -> None:
-        """R17/forfeit: the hand goes face up onto the discard pile and the seat leaves the game."""
+    def _remove_player(self, seat: int, cause: str, king: bool = True) -> None:
+        """R17/forfeit: the hand goes face up onto the discard pile and the seat leaves the game.
+        A forfeit's King (taken from the pile or the doused one) goes with it, if ``king``."""
         h = self.hands[seat]
         codes = _hand_codes(h)
-        if cause == "forfeit":
+        if cause == "forfeit" and king:
             self.discard.append("K")
             self.dcount[K] += 1
         self.discard.extend(codes)

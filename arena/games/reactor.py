@@ -29,6 +29,7 @@ from arena.games.base import (
     IllegalAction,
     Observation,
     State,
+    check_absent,
     rank_places,
 )
 from arena.games.chance import Chance, SeededChance
@@ -299,7 +300,7 @@ class ReactorState(State):
         decision = self._decision
         if decision is None:
             assert self.over and self._result is not None and not self._legal
-            assert self.n_active == 1 or self.capped
+            assert self.n_active == 1 or self.capped or sorted(self.forfeited) == list(range(n))
         else:
             assert not self.over and self.n_active >= 2 and decision.seat == self.cur
             assert self.tokens[self.cur] > 0 and self.hands[self.cur] and self._legal
@@ -394,6 +395,22 @@ class ReactorState(State):
         else:
             self._begin_turn(nxt)
         self._advance()
+
+    def forfeit_absent(self, reasons: dict[int, str]) -> None:
+        """Harness rule: absent seats leave before the first decision, as a forfeit would have
+        them; if the starter is among them, the turn passes by R13 from it."""
+        check_absent(self, reasons, [s for s in range(self.n) if self.tokens[s] > 0])
+        for seat in sorted(reasons):
+            self.decisions.append((seat, {"type": "forfeit", "reason": reasons[seat], "absent": True}))
+            self.log.append({"type": "forfeit", "seat": seat, "reason": reasons[seat]})
+            self.forfeited.append(seat)
+            self.tokens[seat] = 0
+            self._eliminate(seat)
+        if self.n_active <= 1:
+            self._finish("forfeit")
+        elif self.cur in reasons:
+            self._begin_turn(self._next_holder(self.cur))  # every hand still in holds 3 cards
+            self._advance()
 
     def result(self) -> GameResult:
         if self._result is None:

@@ -7,7 +7,8 @@ A record is one JSON object:
 * ``match`` — which match and which game of it, and the points before this game;
 * ``chance`` — every random outcome as realised, in order (shuffles' full orders, picks);
 * ``decisions`` — every decision in order: ``{"seat": s, "action": {...}}``; a forfeit is an
-  action of type ``"forfeit"``; the referee may add ``"auto": true`` (applied without asking,
+  action of type ``"forfeit"`` (``"absent": true`` for seats whose bots never joined: they
+  come first and leave together, see ``State.forfeit_absent``); the referee may add ``"auto": true`` (applied without asking,
   a single legal action), ``"ms"`` (thinking time) and ``"fault"``;
 * ``events`` — the engine's full event log, hidden parts included (for viewing and checking);
 * ``result`` — places, winner, capped, forfeits.
@@ -78,7 +79,19 @@ def replay_steps(game: Game, record: dict[str, Any]) -> Iterator[tuple[dict[str,
     chance = ReplayChance(record["chance"])
     state = game.new_game(GameConfig.from_json(record["config"]), chance)
     yield None, state
-    for number, entry in enumerate(record["decisions"]):
+    entries = record["decisions"]
+    # Seats whose bots never joined left together before the first decision (``"absent"``).
+    absent = {e["seat"]: e["action"].get("reason", "forfeit") for e in entries if e["action"].get("absent")}
+    if absent:
+        if any(e["action"].get("absent") for e in entries[len(absent):]):
+            raise ReplayError("absent seats' forfeits must come first, once per seat")
+        try:
+            state.forfeit_absent(absent)
+        except GameError as exc:
+            raise ReplayError(f"absent seats {sorted(absent)}: {exc}") from exc
+        for entry in entries[: len(absent)]:
+            yield entry, state
+    for number, entry in enumerate(entries[len(absent):], len(absent)):
         decision = state.to_move()
         seat, action = entry["seat"], entry["action"]
         if decision is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -11,6 +12,8 @@ from arena.games.base import ConfigError, GameConfig, GameError, IllegalAction, 
 from arena.games.chance import ReplayChance, SeededChance
 from arena.games.match import Match
 from arena.games.powder_keg import _TABLE, CODES, DRAW, POWDER_KEG, KegState
+from arena.games.record import make_record
+from arena.games.record import replay as replay_record
 
 try:
     from tests.games.keg_helpers import ScriptChance, act, config, events, hand, kings_in_pile, move, pile_of, position
@@ -937,6 +940,67 @@ def test_forfeit_at_kd5_and_last_player_standing():
     assert (r.places, r.winner, r.forfeits, r.reason) == ((2, 1), 1, (0,), "forfeit")
     with pytest.raises(GameError):
         s.forfeit(1)
+
+
+def keg_finish_and_replay(s: KegState, seed: int) -> KegState:
+    """Play ``s`` out at random (checking invariants) and check that its record replays exactly."""
+    rng = random.Random(seed)
+    while s.to_move() is not None:
+        s.check_invariants()
+        s.apply(rng.choice(s.legal_actions()))
+    s.check_invariants()
+    record = json.loads(json.dumps(make_record(POWDER_KEG, s, seats=[f"s{i}" for i in range(s.n)])))
+    assert replay_record(POWDER_KEG, record).log == s.log
+    return s
+
+
+def test_forfeit_absent_seats_leave_before_the_first_decision():
+    """Forfeit (absent seats), R21: a seat whose bot never joined leaves before anyone plays, with a pile King
+    (a recorded pick); the starter keeps its turn; the seat ranks last."""
+    s = KegState.new(config(4), SeededChance(3))
+    kings = kings_in_pile(s)
+    s.forfeit_absent({2: "startup"})
+    assert kings_in_pile(s) == kings - 1 and s.forfeits == [2] and not s.active[2]
+    assert s.decisions == [(2, {"type": "forfeit", "reason": "startup", "absent": True})]
+    assert s.chance.log[-1]["what"] == "forfeit-king"
+    assert move(s) == (0, "KD1") and (s.T, s.D) == (1, False)
+    s.check_invariants()
+    keg_finish_and_replay(s, 1)
+    assert s.result().places[2] == 4
+
+
+def test_forfeit_absent_starter_hands_the_first_turn_on():
+    """Forfeit (absent seats), R4: an absent starter's first turn goes to the next active player clockwise."""
+    s = KegState.new(config(3, starter=1), SeededChance(4))
+    s.forfeit_absent({1: "disqualified"})
+    assert move(s) == (2, "KD1") and kings_in_pile(s) == 1
+    keg_finish_and_replay(s, 2)
+
+
+def test_forfeit_absent_opponent_is_a_walkover_and_all_absent_is_a_tie():
+    """Forfeit (absent seats), Places: one seat left wins at once; nobody left ties everyone, no winner;
+    every card is still accounted for."""
+    s = KegState.new(config(2), SeededChance(5))
+    s.forfeit_absent({1: "startup"})
+    r = s.result()
+    assert (r.places, r.winner, r.reason) == ((1, 2), 0, "forfeit")
+    keg_finish_and_replay(s, 3)
+    s = KegState.new(config(5), SeededChance(5))
+    s.forfeit_absent({seat: "startup" for seat in range(5)})
+    r = s.result()
+    assert (r.places, r.winner, r.forfeits) == ((1, 1, 1, 1, 1), None, (0, 1, 2, 3, 4))
+    assert kings_in_pile(s) == 0
+    keg_finish_and_replay(s, 4)  # check_invariants counts every card
+
+
+def test_forfeit_absent_only_before_the_first_decision():
+    """Forfeit (absent seats): not once play has begun, not for a seat out of the game."""
+    s = KegState.new(config(3), SeededChance(6))
+    with pytest.raises(GameError, match="seat 5"):
+        s.forfeit_absent({5: "startup"})
+    act(s, type="draw")
+    with pytest.raises(GameError, match="first decision"):
+        s.forfeit_absent({1: "startup"})
 
 
 def test_r19_places_follow_elimination_order():

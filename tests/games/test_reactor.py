@@ -743,6 +743,73 @@ def test_forfeit_turn_passes_in_current_direction():
     assert s.to_move() == Decision(3, "RD1")
 
 
+def finish_randomly(state, seed: int = 0):
+    rng = random.Random(seed)
+    while state.to_move() is not None:
+        state.check_invariants()
+        state.apply(rng.choice(state.legal_actions()))
+    state.check_invariants()
+    return state
+
+
+def replays_exactly(state) -> None:
+    record = json.loads(json.dumps(make_record(REACTOR, state, seats=[f"s{i}" for i in range(state.n)])))
+    assert replay(REACTOR, record).log == state.log
+
+
+def test_forfeit_absent_seats_leave_before_the_first_decision():
+    """Forfeit (absent seats): a seat whose bot never joined is out before anyone plays and ranks last,
+    even if the game ends before its first turn would have come."""
+    s = ReactorState.new(GameConfig(players=4), SeededChance(3))
+    s.forfeit_absent({2: "startup"})
+    assert s.to_move() == Decision(0, "RD1")  # the starter is here: the turn stays with it
+    assert s.tokens[2] == 0 and s.hands[2] == [] and s.forfeited == [2]
+    assert s.decisions == [(2, {"type": "forfeit", "reason": "startup", "absent": True})]
+    assert "hand" not in json.dumps(s.events(0)[-2:])  # the hand leaves unseen
+    s.check_invariants()
+    finish_randomly(s)
+    assert s.result().places[2] == 4 and s.result().forfeits == (2,)
+    replays_exactly(s)
+
+
+def test_forfeit_absent_starter_passes_the_turn_by_r13():
+    """Forfeit (absent seats), R13: an absent starter's turn passes to the next seat in the direction."""
+    s = ReactorState.new(GameConfig(players=3, starter=1), SeededChance(4))
+    s.forfeit_absent({1: "disqualified"})
+    assert s.to_move() == Decision(2, "RD1") and s.q == 1
+    finish_randomly(s, 1)
+    replays_exactly(s)
+
+
+def test_forfeit_absent_opponent_is_a_walkover_and_all_absent_is_a_tie():
+    """Forfeit (absent seats), Places: one seat left wins at once; nobody left ties everyone (no winner)."""
+    s = ReactorState.new(GameConfig(players=2), SeededChance(5))
+    s.forfeit_absent({1: "startup"})  # before, seat 0 forfeiting first made the absent seat 1 win
+    result = s.result()
+    assert (result.places, result.winner, result.reason) == ((1, 2), 0, "forfeit")
+    replays_exactly(s)
+    s = ReactorState.new(GameConfig(players=3), SeededChance(5))
+    s.forfeit_absent({0: "startup", 1: "startup", 2: "disqualified"})
+    result = s.result()
+    assert (result.places, result.winner, result.forfeits) == ((1, 1, 1), None, (0, 1, 2))
+    s.check_invariants()
+    replays_exactly(s)
+
+
+def test_forfeit_absent_only_before_the_first_decision():
+    """Forfeit (absent seats): not once play has begun, not for a seat out of the game, not after the end."""
+    s = ReactorState.new(GameConfig(players=3), SeededChance(6))
+    with pytest.raises(GameError, match="seat 3"):
+        s.forfeit_absent({3: "startup"})
+    s.apply(s.legal_actions()[0])
+    with pytest.raises(GameError, match="first decision"):
+        s.forfeit_absent({1: "startup"})
+    s = ReactorState.new(GameConfig(players=2), SeededChance(6))
+    s.forfeit_absent({0: "startup"})
+    with pytest.raises(GameError, match="over"):
+        s.forfeit_absent({1: "startup"})
+
+
 def test_forfeit_can_wash_the_round():
     """Forfeit, R18, R19: if no active hand holds a card after a forfeit the round is a wash."""
     s = position(3, [["4"], [], ["5"]], [], meter=0, starter=2, current=0, chance=deck_chance(DECK))
