@@ -62,6 +62,7 @@ from protocol.transport import Channel, bot_endpoint
 log = logging.getLogger("arena.referee")
 
 CUTOFF_FACTOR = 8
+HANDSHAKE_SLICE_MS = 50  # how often a bot awaited for its hello is checked for having exited
 # Faults after which a bot can not go on: it is dead, stuck, cut off, or its answers can no longer
 # be matched to requests (stale).  It is stopped at once, and forfeits every game it plays.
 FATAL = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.DISCONNECTED, FaultKind.TOO_LARGE,
@@ -256,8 +257,16 @@ class Seat:
         """Wait (until ``deadline``, monotonic) for the bot's hello and answer it."""
         if self.startup_fault is not None or self.channel is None:
             return
-        remaining = max(0, int((deadline - time.monotonic()) * 1000))
-        frame = self.channel.recv_bytes(remaining)
+        # Wait in slices, so that a bot that dies before it connects (no dropped connection to
+        # see) is noticed at once rather than at the deadline.
+        while True:
+            remaining = max(0, int((deadline - time.monotonic()) * 1000))
+            frame = self.channel.recv_bytes(min(remaining, HANDSHAKE_SLICE_MS))
+            if frame is not None or remaining <= HANDSHAKE_SLICE_MS or self.channel.dropped:
+                break
+            if self.proc is not None and self.proc.poll() is not None:
+                frame = self.channel.recv_bytes(0)  # a hello it sent just before exiting still counts
+                break
         try:
             if frame is None:
                 raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
@@ -731,6 +740,8 @@ class _Table:
                 g.faults.append(record)
                 g.logs[i], seat.startup_log = seat.startup_log, ""
                 seat.startup_fault = None  # reported once; the bot is started again for the next game
+                log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, record.kind,
+                            record.message)
             elif seat.ready and seat.channel is not None:
                 seat.channel.send(messages.game_start(
                     g.game_id, index, i, config.to_json(), match.scores, bot_seed(seed, i), run.match_id))

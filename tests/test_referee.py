@@ -6,6 +6,7 @@ the other bots finish the game, and no bot process survives the match.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import uuid
@@ -116,13 +117,14 @@ def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     assert game.record["faults"][0]["kind"] == kind
 
 
-def test_a_bot_that_never_started_cannot_outlast_one_that_plays() -> None:
+def test_a_bot_that_never_started_cannot_outlast_one_that_plays(caplog: pytest.LogCaptureFixture) -> None:
     """Forfeit (absent seats): a bot that failed to start leaves before the first decision, so an
     opponent that would fault at its first turn still beats it (a walkover), and a table where no
     bot started is a tie with no winner."""
     game = get_game("reactor")
     tag = f"tag-{uuid.uuid4().hex}"
-    with Referee(RefereeConfig(limits=FAST, sandbox_mode=MODE)) as referee:
+    with caplog.at_level(logging.WARNING, logger="arena.referee"), \
+            Referee(RefereeConfig(limits=FAST, sandbox_mode=MODE)) as referee:
         report = referee.play_match(game, GameConfig(players=2), [tagged(zoo("illegal"), tag),
                                                                    tagged(zoo("crash_start"), tag)], seed="zoo")
         both = referee.play_match(game, GameConfig(players=2), [tagged(zoo("crash_start"), tag),
@@ -134,6 +136,7 @@ def test_a_bot_that_never_started_cannot_outlast_one_that_plays() -> None:
     assert record["decisions"] == [{"seat": 1, "action": {"type": "forfeit", "reason": "startup", "absent": True},
                                     "fault": "startup"}]
     assert report.scores == [1, 0]
+    assert f"crash_start (seat 1) faulted in {report.games[0].game_id}: startup" in caplog.text  # logged as others are
     record = both.games[0].record
     assert record["result"]["places"] == [1, 1] and record["result"]["winner"] is None
     for r in (report, both):
