@@ -2,7 +2,10 @@
 
 Nothing here reads or writes the database: the CLI loads results from the store, calls
 :func:`rate`, and may cache the history with ``Store.save_ratings``.  The same outcomes in the
-same order always give the same numbers.
+same order always give the same numbers.  TrueSkill updates depend on the order, so the store
+hands results over in a fixed order made from the stored games alone (``Store.iter_results``:
+tournaments by creation, each in schedule order: round, table, match, game), never in the order
+they were committed, which varies with the worker count and timing.
 
 Parameters (one :class:`trueskill.TrueSkill` environment, made by :func:`make_env` and passed in;
 never the module's ``setup()`` global, so two computations can not disturb each other):

@@ -15,6 +15,10 @@ how the harness uses it:
   tournament skips :meth:`Store.played_ids`, and adding an id that is already stored does nothing.
 * **Append-only games; derived ratings.**  Triggers refuse to change or delete games and results;
   the ``ratings`` table is a cache that :meth:`Store.save_ratings` replaces from a recompute.
+* **Rating order is schedule order, not commit order.**  TrueSkill updates depend on the order
+  of the games, and the commit order depends on worker count and timing, so
+  :meth:`Store.iter_results` replays games in the order the scheduler defines (see
+  :data:`RATING_ORDER_SQL`): the same stored results always give the same ratings.
 * **Migrations.**  ``STEPS`` is the ordered list of schema changes, applied once each and recorded
   in ``_sqlite_migrations``; a later version appends a step, and opening an old file upgrades it.
 
@@ -162,8 +166,43 @@ def _v1_initial(db: Database) -> None:
     db.executescript(_SCHEMA_1)
 
 
+def _match_key(column: str = "id") -> str:
+    """SQL for a game's match within its table: the game id without its trailing game number,
+    e.g. ``cup/r2-t3-s1-g`` for ``cup/r2-t3-s1-g10`` (the number is ordered as ``match_game``, so
+    game 10 comes after game 9).  The index and the query must spell it alike to match."""
+    return f"rtrim({column}, '0123456789')"
+
+
+def _v2_schedule_order(db: Database) -> None:
+    """Version 2: an index in rating (schedule) order, replacing ``games_tournament``.
+
+    Version 1 rated games in commit order (``seq``; the comment on it in ``_SCHEMA_1`` is out
+    of date), which depends on worker count and timing.  This index lets
+    :data:`RATING_ORDER_SQL` stream a tournament's games in schedule order without sorting; its
+    first column serves every ``tournament = ?`` lookup the old index served.
+    """
+    db.execute(
+        "CREATE INDEX games_schedule ON games"
+        f" (tournament, round, table_no, {_match_key()}, match_game, id)"
+    )
+    db.execute("DROP INDEX games_tournament")
+
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
-STEPS: list[Callable[[Database], None]] = [_v1_initial]
+STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order]
+
+# Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
+# in rating order: the scheduler's order, round by round (a Swiss round is paired on the results
+# of the rounds before it), table by table, match by match (its seat rotation), then game by game
+# within the match; the game id breaks any remaining tie.  ``g.rowid`` changes nothing in the
+# order (ids are unique) but tells SQLite that each game is one group, so the walk down
+# ``games_schedule`` and the results' primary key needs no sort (no temp B-tree): the rows stream.
+RATING_ORDER_SQL = (
+    "SELECT r.game_id, g.seq, g.tournament, g.game, r.seat, r.bot, r.bot_version_id, r.place,"
+    " r.points, r.forfeited FROM games g JOIN results r ON r.game_id = g.id"
+    " WHERE g.tournament IS :t AND (:g IS NULL OR g.game = :g)"
+    f" ORDER BY g.round, g.table_no, {_match_key('g.id')}, g.match_game, g.id, g.rowid, r.seat"
+)
 
 
 def _migrations() -> Migrations:
@@ -277,7 +316,9 @@ class GameSummary:
 
 @dataclass(frozen=True, slots=True)
 class ResultRow:
-    """One seat of one game, in commit (finishing) order: the input of the ratings."""
+    """One seat of one game, in rating order (:meth:`Store.iter_results`): the input of the
+    ratings.  ``seq`` is the game's commit number, kept for information; it plays no part in
+    the order."""
 
     game_id: str
     seq: int
@@ -731,22 +772,35 @@ class Store:
         return dict(rows.fetchall())
 
     def results(self, tournament: str | None = None, game: str | None = None) -> list[ResultRow]:
-        """Every seat result in commit (finishing) order, optionally of one tournament or one
-        game (by name, e.g. ``"reactor"``): the input of the ratings."""
+        """Every seat result in rating order (see :meth:`iter_results`), optionally of one
+        tournament or one game (by name, e.g. ``"reactor"``): the input of the ratings."""
         return list(self.iter_results(tournament, game))
 
     def iter_results(self, tournament: str | None = None, game: str | None = None) -> Iterator[ResultRow]:
-        """:meth:`results` as a stream, so rating a long tournament needs no list of every row."""
-        cursor = self.db.execute(
-            "SELECT r.game_id, g.seq, g.tournament, g.game, r.seat, r.bot, r.bot_version_id, r.place,"
-            " r.points, r.forfeited FROM results r JOIN games g ON g.id = r.game_id"
-            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
-            " ORDER BY g.seq, r.seat",
-            {"t": tournament, "g": game},
-        )
-        while rows := cursor.fetchmany(512):
-            for row in rows:
-                yield ResultRow(*row[:-1], bool(row[-1]))
+        """:meth:`results` as a stream, so rating a long tournament needs no list of every row.
+
+        The order is a function of the stored games alone, never of when they were committed
+        (worker count, timing, an interrupted and resumed run), so the same results always give
+        the same ratings:
+
+        * tournament by tournament, in order of creation (``created``, then id for the same
+          instant), and then the games of no tournament;
+        * within a tournament, the scheduler's order (:data:`RATING_ORDER_SQL`): round, table,
+          match (seat rotation), game number within the match, then game id.
+
+        Rows of one game come together, seat by seat.  One query per tournament, each streamed
+        in pages from an index that needs no sort.
+        """
+        if tournament is not None:
+            pools: list[str | None] = [tournament]
+        else:  # a few rows: the tournaments, not their games
+            pools = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY created, id")]
+            pools.append(None)
+        for pool in pools:
+            cursor = self.db.execute(RATING_ORDER_SQL, {"t": pool, "g": game})
+            while rows := cursor.fetchmany(512):
+                for row in rows:
+                    yield ResultRow(*row[:-1], bool(row[-1]))
 
     def fault_counts(self, tournament: str | None = None, game: str | None = None) -> dict[str, dict[str, int]]:
         """Faults per bot and kind, e.g. ``{"slowbot": {"timeout": 3}}``."""

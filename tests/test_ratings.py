@@ -145,6 +145,17 @@ def test_recomputing_gives_the_same_numbers():
     assert leaderboard(first, games) == leaderboard(again, games)
 
 
+def test_the_order_of_the_games_changes_the_numbers():
+    """Why the store must hand results over in a fixed order (schedule order, not commit order;
+    see test_storage.test_ratings_do_not_depend_on_commit_order): the same games in another
+    order give other ratings, even with tau = 0."""
+    games = simulate(5, 60)
+    forward = rate(games, make_env()).ratings
+    backward = rate(games[::-1], make_env()).ratings
+    assert forward.keys() == backward.keys()
+    assert any(abs(forward[b].mu - backward[b].mu) > 0.1 for b in forward)
+
+
 def test_ratings_imports_no_storage():
     tree = ast.parse(Path(ratings.__file__).read_text())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

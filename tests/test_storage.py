@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import json
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -22,7 +24,7 @@ from hypothesis import strategies as st
 
 from arena import storage
 from arena.errors import StorageError, UnknownBot
-from arena.ratings import make_env, outcomes_from_results, rate
+from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
 from arena.storage import FaultRow, GameRow, SeatResult, Store, seat_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,9 +85,10 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with Store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.STEPS) == 1
+        assert s.schema_version == len(storage.STEPS) == 2
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {"games_tournament", "results_bot", "faults_game"} <= indexes
+        assert {"games_schedule", "results_bot", "faults_game"} <= indexes
+        assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
 
 
 def test_reopening_an_existing_file_applies_nothing_twice(tmp_path):
@@ -95,8 +98,8 @@ def test_reopening_an_existing_file_applies_nothing_twice(tmp_path):
         add(s, "g1", bots, [1, 2, 3])
     for _ in range(2):
         with Store(path) as s:
-            assert s.schema_version == 1
-            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+            assert s.schema_version == len(storage.STEPS)
+            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(storage.STEPS)
             assert s.counts()["games"] == 1 and s.counts()["results"] == 3
 
 
@@ -105,19 +108,20 @@ def test_a_later_step_migrates_an_existing_file_and_an_older_arena_refuses_it(tm
     with Store(path) as s:
         add(s, "g1", add_bots(s), [2, 1, 3])
 
-    def _v2_bot_notes(db):
+    def _vlater_bot_notes(db):
         db.execute("ALTER TABLE bots ADD COLUMN notes TEXT")
 
-    monkeypatch.setattr(storage, "STEPS", [*storage.STEPS, _v2_bot_notes])
+    released = storage.STEPS
+    monkeypatch.setattr(storage, "STEPS", [*released, _vlater_bot_notes])
     with Store(path) as s:
-        assert s.schema_version == 2
+        assert s.schema_version == len(released) + 1
         assert "notes" in {r[1] for r in s.db.execute("PRAGMA table_info(bots)")}
         assert s.counts()["games"] == 1 and s.game_record("g1")["result"]["places"] == [2, 1, 3]
     with Store(path) as s:  # re-runnable: nothing pending the second time
-        assert s.schema_version == 2
+        assert s.schema_version == len(released) + 1
 
-    monkeypatch.setattr(storage, "STEPS", storage.STEPS[:1])
-    with pytest.raises(StorageError, match=r"newer arena .*_v2_bot_notes.*upgrade arena"):
+    monkeypatch.setattr(storage, "STEPS", released)
+    with pytest.raises(StorageError, match=r"newer arena .*_vlater_bot_notes.*upgrade arena"):
         Store(path)
 
 
@@ -130,7 +134,7 @@ def test_file_database_uses_wal_foreign_keys_and_busy_timeout(tmp_path):
 
 def test_memory_store_both_spellings():
     for s in (Store(":memory:"), Store(memory=True)):
-        assert s.path == ":memory:" and s.schema_version == 1
+        assert s.path == ":memory:" and s.schema_version == len(storage.STEPS)
         add_bots(s, 1)
         assert s.counts()["bots"] == 1
 
@@ -360,10 +364,10 @@ def test_played_ids_and_filters(store):
     assert [g.id for g in store.games(limit=2)] == ["adhoc", "t2/g1"]
     assert [g.faults for g in store.games(tournament="t1")] == [1, 2]
 
-    # Results come in commit order (oldest first), seat by seat: the order ratings replay.
+    # Results come in rating order, seat by seat (see test_results_come_in_schedule_order).
     assert [(r.game_id, r.seat) for r in store.results(tournament="t1")] == [
         ("t1/g1", 0), ("t1/g1", 1), ("t1/g1", 2), ("t1/g2", 0), ("t1/g2", 1)]
-    assert [r.seq for r in store.results()] == sorted(r.seq for r in store.results())
+    assert list(dict.fromkeys(r.game_id for r in store.results())) == ["t1/g1", "t1/g2", "t2/g1", "adhoc"]
     assert {r.game_id for r in store.results(game="reactor")} == {"t1/g1", "t1/g2", "t2/g1", "adhoc"}
     assert store.results(game="powder-keg") == []
 
@@ -383,6 +387,125 @@ def test_save_ratings_replaces_a_tournaments_history(store):
         (p.seq, p.game_id, p.bot, p.mu, p.sigma) for p in table.history)
     store.save_ratings("t", table.history[:3])
     assert len(store.rating_history("t")) == 3 and len(store.rating_history("other")) == 3
+
+
+# --- rating order ---------------------------------------------------------------------------
+
+
+def add_scheduled(store: Store, tournament: str | None, round: int, table: int, rotation: int, game: int,
+                  versions: list, places: list[int]) -> bool:
+    """A game as a tournament stores it: a schedule id (``r1-t2-s0-g3``) and its parts as columns."""
+    game_id = f"{tournament or 'adhoc'}/r{round}-t{table}-s{rotation}-g{game}"
+    winner = places.index(1) if places.count(1) == 1 else None
+    record = make_record(game_id, [v.name for v in versions], places, winner, decisions=2)
+    row = GameRow(id=game_id, game="reactor", seats=[v.id for v in versions], winner=winner, record=record,
+                  tournament=tournament, round=round, table_no=table, match_game=game)
+    return store.add_game(row, seat_results(record))
+
+
+def a_small_tournament(bots: list, seed: int = 0) -> list[tuple]:
+    """The games of a made-up tournament with random places: 3 rounds x 2 tables x 3 rotations x
+    2 games per match, each as the arguments of :func:`add_scheduled` after the store."""
+    rng = random.Random(seed)
+    games = []
+    for rnd in range(1, 4):
+        for table in (1, 2):
+            seated = rng.sample(bots, 3)
+            for rotation in range(3):
+                for game in range(2):
+                    places = rng.sample([1, 2, 3], 3)
+                    games.append(("t", rnd, table, rotation, game, seated[rotation:] + seated[:rotation], places))
+    return games
+
+
+def ratings_of(store: Store, tournament: str | None = "t"):
+    """The rating table and the streamed history, as ``Tournament.rate`` computes them."""
+    table = rate(outcomes_from_results(store.results(tournament=tournament)), make_env())
+    streamed = RatingTable(make_env())
+    history = list(rate_points(iter_outcomes(store.iter_results(tournament=tournament)), streamed))
+    assert history == table.history
+    return {b: (r.mu, r.sigma) for b, r in table.ratings.items()}, table.history
+
+
+def test_ratings_do_not_depend_on_commit_order(tmp_path):
+    """The same games committed in other orders (another worker count, other timing, a resumed
+    run) give exactly the same ratings and history: games are rated in schedule order."""
+    expected = None
+    for attempt, order in enumerate(["schedule", "reversed", "shuffled", "shuffled"]):
+        with Store(tmp_path / f"{attempt}.db") as store:
+            bots = add_bots(store, 4)
+            store.start_tournament("t", "T", "reactor", {}, 1)
+            games = a_small_tournament(bots)
+            if order == "reversed":
+                games.reverse()
+            elif order == "shuffled":
+                random.Random(attempt).shuffle(games)
+            for game in games:
+                assert add_scheduled(store, *game)
+            got = ratings_of(store)
+            ids = list(dict.fromkeys(r.game_id for r in store.results(tournament="t")))
+        if expected is None:
+            expected, schedule = got, ids
+            assert ids == [f"t/r{r}-t{t}-s{s}-g{g}" for r in (1, 2, 3) for t in (1, 2) for s in range(3) for g in (0, 1)]
+        else:
+            assert got == expected, f"ratings changed when the games were committed in {order} order"
+            assert ids == schedule
+
+
+def test_results_come_in_schedule_order(store, monkeypatch):
+    """Round, table, match (rotation), game number: compared as numbers, not as id text (t10
+    after t9, g10 after g9); tournaments in order of creation, then games of no tournament."""
+    a, b, c = add_bots(store)
+    clock = iter(["2026-01-01T00:00:00.000+00:00", "2026-01-02T00:00:00.000+00:00",
+                  "2026-01-02T00:00:00.000+00:00"])
+    monkeypatch.setattr(storage, "_now", lambda: next(clock, "2026-01-03T00:00:00.000+00:00"))
+    for name in ("zeta", "beta", "alpha"):  # created in this order; beta and alpha at the same instant
+        store.start_tournament(name, name, "reactor", {}, 1)
+    schedule = [(2, 1, 0, 0), (1, 10, 0, 0), (1, 9, 1, 0), (1, 9, 0, 10), (1, 9, 0, 9), (1, 9, 0, 0)]
+    for t in ("alpha", None, "zeta", "beta"):
+        for rnd, table, rotation, game in schedule:
+            assert add_scheduled(store, t, rnd, table, rotation, game, [a, b, c], [1, 2, 3])
+    ordered = ["r1-t9-s0-g0", "r1-t9-s0-g9", "r1-t9-s0-g10", "r1-t9-s1-g0", "r1-t10-s0-g0", "r2-t1-s0-g0"]
+    assert list(dict.fromkeys(r.game_id for r in store.results(tournament="zeta"))) == [f"zeta/{g}" for g in ordered]
+    assert list(dict.fromkeys(r.game_id for r in store.results())) == [
+        f"{t}/{g}" for t in ("zeta", "alpha", "beta", "adhoc") for g in ordered]
+    assert [r.seat for r in store.results(tournament="beta")] == [0, 1, 2] * len(ordered)
+    assert inspect.isgenerator(store.iter_results())  # streamed, not a list
+
+
+def rating_plan(store: Store, tournament: str | None) -> list[str]:
+    return [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + storage.RATING_ORDER_SQL,
+                                                {"t": tournament, "g": None})]
+
+
+def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_path, monkeypatch):
+    """A file written before the rating order existed (schema step 1 only, games in commit
+    order) is upgraded on opening: its games come in schedule order, read down the new index
+    without a sort (no temp B-tree), however large the tournament."""
+    path = tmp_path / "old.db"
+    released = storage.STEPS
+    monkeypatch.setattr(storage, "STEPS", released[:1])
+    with Store(path) as old:
+        bots = add_bots(old, 4)
+        old.start_tournament("t", "T", "reactor", {}, 1)
+        for game in reversed(a_small_tournament(bots)):
+            add_scheduled(old, *game)
+        assert old.schema_version == 1
+    monkeypatch.setattr(storage, "STEPS", released)
+    with Store(path) as upgraded, Store(tmp_path / "new.db") as new:
+        assert upgraded.schema_version == len(released)
+        indexes = {r[0] for r in upgraded.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert "games_schedule" in indexes and "games_tournament" not in indexes
+        bots = add_bots(new, 4)
+        new.start_tournament("t", "T", "reactor", {}, 1)
+        for game in a_small_tournament(bots):
+            add_scheduled(new, *game)
+        assert ratings_of(upgraded) == ratings_of(new)
+        for s in (upgraded, new):
+            for tournament in ("t", None):
+                plan = rating_plan(s, tournament)
+                assert any("USING INDEX games_schedule (tournament=?)" in step for step in plan), plan
+                assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
 def test_only_storage_imports_sqlite_utils():
