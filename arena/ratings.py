@@ -122,6 +122,7 @@ class SeatResultLike(Protocol):
     game_id: str
     bot: str
     place: int
+    forfeited: bool
 
 
 def outcomes_from_results(rows: Iterable[SeatResultLike]) -> list[GameOutcome]:
@@ -132,21 +133,26 @@ def outcomes_from_results(rows: Iterable[SeatResultLike]) -> list[GameOutcome]:
 def iter_outcomes(rows: Iterable[SeatResultLike]) -> Iterator[GameOutcome]:
     """:func:`outcomes_from_results` as a stream (a long tournament is rated without a list).
 
-    Games where a bot sits at the table twice (self-play) are left out: TrueSkill has no way to
-    rate a player against itself.
+    Left out: games where a bot sits at the table twice (self-play: TrueSkill has no way to rate
+    a player against itself), and games where every seat forfeited (no bot played, e.g. none
+    could start: the tie says nothing about skill, and rating it would pull the bots together).
     """
-    current: str | None = None
     seats: list[SeatResultLike] = []
     for row in rows:
-        if row.game_id != current:
-            bots = tuple(r.bot for r in seats)
-            if seats and len(set(bots)) == len(bots):
-                yield GameOutcome(bots, tuple(r.place for r in seats), current)
-            current, seats = row.game_id, []
+        if seats and row.game_id != seats[0].game_id:
+            if (outcome := _rateable(seats)) is not None:
+                yield outcome
+            seats = []
         seats.append(row)
+    if seats and (outcome := _rateable(seats)) is not None:
+        yield outcome
+
+
+def _rateable(seats: list[SeatResultLike]) -> GameOutcome | None:
     bots = tuple(r.bot for r in seats)
-    if seats and len(set(bots)) == len(bots):
-        yield GameOutcome(bots, tuple(r.place for r in seats), current)
+    if len(set(bots)) < len(bots) or all(r.forfeited for r in seats):
+        return None
+    return GameOutcome(bots, tuple(r.place for r in seats), seats[0].game_id)
 
 
 @dataclass(frozen=True, slots=True)

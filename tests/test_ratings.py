@@ -124,12 +124,17 @@ def test_bad_outcomes_are_refused():
         GameOutcome(("a", "b"), (1, 3), "g7")
 
 
-def test_outcomes_from_result_rows_group_games_and_skip_self_play():
-    R = namedtuple("R", "game_id seat bot place")
+def test_outcomes_from_result_rows_group_games_and_skip_self_play_and_unplayed_games():
+    """Self-play cannot be rated; a game where every seat forfeited (no bot started) says nothing
+    about skill, while one where only some seats forfeited is rated as usual."""
+    R = namedtuple("R", "game_id seat bot place forfeited", defaults=(False,))
     rows = [R("g1", 0, "a", 2), R("g1", 1, "b", 1), R("g2", 0, "a", 1), R("g2", 1, "a", 2),
-            R("g3", 0, "c", 1), R("g3", 1, "b", 1), R("g3", 2, "a", 3)]
+            R("g3", 0, "c", 1), R("g3", 1, "b", 1), R("g3", 2, "a", 3),
+            R("g4", 0, "a", 1, True), R("g4", 1, "b", 1, True),
+            R("g5", 0, "a", 2, True), R("g5", 1, "b", 1)]
     assert outcomes_from_results(rows) == [
-        GameOutcome(("a", "b"), (2, 1), "g1"), GameOutcome(("c", "b", "a"), (1, 1, 3), "g3")]
+        GameOutcome(("a", "b"), (2, 1), "g1"), GameOutcome(("c", "b", "a"), (1, 1, 3), "g3"),
+        GameOutcome(("a", "b"), (2, 1), "g5")]
     assert outcomes_from_results([]) == []
 
 
