@@ -492,7 +492,10 @@ class Referee:
         self.context = zmq.Context()
 
     def close(self) -> None:
-        self.context.term()
+        # destroy, not term: a socket left open (say, by Ctrl-C while a bot was being started)
+        # would make term() wait for it for ever.  Every socket is this thread's, so closing
+        # them here is safe.
+        self.context.destroy(linger=0)
 
     def __enter__(self) -> "Referee":
         return self

@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import zmq
 
 from arena.games import GameConfig, get_game
 from arena.games.record import replay
@@ -251,3 +252,16 @@ def test_session_keeps_bots_warm_across_seat_rotations() -> None:
 def test_startup_failure_is_logged_with_its_game() -> None:
     report = play(zoo("crash_start"))
     assert "giving up at once" in report.games[0].logs[0]
+
+
+def test_closing_the_referee_never_waits_for_a_socket_left_open(tmp_path: Path) -> None:
+    """Ctrl-C can land between a seat's socket being made and its being recorded; closing the
+    referee must still end at once (zmq's term() would wait for such a socket for ever)."""
+    referee = Referee(RefereeConfig(sandbox_mode=MODE))
+    orphan = referee.context.socket(zmq.DEALER)
+    orphan.bind(f"ipc://{tmp_path / 'orphan'}")
+    closing = threading.Thread(target=referee.close, daemon=True)
+    closing.start()
+    closing.join(5)
+    assert not closing.is_alive(), "Referee.close() hung on an open socket"
+    assert orphan.closed
