@@ -1,12 +1,19 @@
 """The ``arena`` command line: a thin layer over the library.
 
-Every error a user can cause ends as one line on stderr and a non-zero exit status (2 for bad
-arguments, 1 for everything else), never a traceback.
+Every error a user can cause ends as one line on stderr and a non-zero exit status, never a
+traceback: 2 for bad arguments (an unknown command, option or value, or a file named on the
+command line that is missing or unusable: a bot, a tournament file, a database, an output file),
+1 for everything else (a bot that fails its check, a name not found in the database, a failed
+match).  A run stopped with Ctrl-C says so and exits with 130.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -55,16 +62,40 @@ def selfplay(
         variants=tuple(variant or ()), bots=tuple(bot or ("random",)), points=points,
     )
     _check_selfplay(spec)
-    count, wins = write_jsonl(out, iter_records(spec))
+    _check_writable(out, "--out")
+    try:
+        count, wins = write_jsonl(out, iter_records(spec))
+    except OSError as exc:
+        raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None
     typer.echo(f"wrote {count} game records to {out}; wins by seat: {wins}")
 
 
-def _check_selfplay(spec) -> None:
-    from arena.games import GameConfig, get_game
-    from arena.policies import policy_names
+def _check_writable(path: Path, option: str) -> None:
+    """Fail now, as a bad argument, if ``path`` cannot be written (not after the work is done).
+    Opened for appending, so an existing file is not changed here."""
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write {path} ({option}): {(exc.strerror or str(exc)).lower()}") from None
+
+
+def _game(name: str):
+    """The game called ``name``; an unknown name is a bad argument whose message lists the games."""
+    from arena.games import get_game
 
     try:
-        game = get_game(spec.game)
+        return get_game(name)
+    except GameError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_selfplay(spec) -> None:
+    from arena.games import GameConfig
+    from arena.policies import policy_names
+
+    game = _game(spec.game)
+    try:
         game.check_config(GameConfig(players=spec.players, variants=spec.variants, points=spec.points))
     except GameError as exc:
         raise UsageError(str(exc)) from None
@@ -87,10 +118,10 @@ def _referee_config(sandbox: str, decision_ms: int, game_ms: int, startup_ms: in
 
 
 def _game_config(game_name: str, players: int, variants: list[str] | None, points: int | None):
-    from arena.games import GameConfig, get_game
+    from arena.games import GameConfig
 
+    game = _game(game_name)
     try:
-        game = get_game(game_name)
         config = GameConfig(players=players, variants=tuple(variants or ()), points=points)
         game.check_config(config)
     except GameError as exc:
@@ -98,13 +129,13 @@ def _game_config(game_name: str, players: int, variants: list[str] | None, point
     return game, config
 
 
-def _bot_specs(targets: list[str]):
+def _bot_specs(targets: list[str], name: str | None = None):
     """Resolve bot arguments now, so a wrong path is a usage error (status 2)."""
     from arena.errors import UnknownBot
     from arena.referee import bot_spec
 
     try:
-        return [bot_spec(t) for t in targets]
+        return [bot_spec(t, name) for t in targets]
     except UnknownBot as exc:
         raise UsageError(str(exc)) from None
 
@@ -175,7 +206,10 @@ def check(
 
 @app.command()
 def schema() -> None:
-    """Print the protocol's JSON Schema (every message between referee and bot)."""
+    """Print the protocol's JSON Schema (every message between referee and bot).
+
+    Example: arena schema > arena-protocol.schema.json
+    """
     import json
 
     from protocol.messages import schema as protocol_schema
@@ -184,16 +218,44 @@ def schema() -> None:
 
 
 DB_HELP = "SQLite database file (created if missing)."
-FORMAT_HELP = "Output format: table, csv, json or markdown."
+READ_DB_HELP = "SQLite database file (written by `arena run` or `arena bots add`)."
+FORMAT_HELP = "Output format: table, csv, json or markdown [default: table]."
+JSON_HELP = "Print JSON (the same as --format json)."
 
 
-def _store(db: Path):
+def _store(db: Path, *, create: bool = False):
+    """Open the database.  Only commands that write (``create``) make a new one: a read-only
+    command given a path where there is none says so, instead of creating an empty database."""
+    from arena.errors import StorageError
     from arena.storage import Store
 
-    return Store(str(db))
+    if not create and not db.exists():
+        raise UsageError(f"no database at {db} (check --db; `arena run` and `arena bots add` create one)")
+    try:
+        return Store(str(db))
+    except StorageError as exc:  # not a file arena can use: a bad --db
+        raise UsageError(str(exc)) from None
 
 
-bots_app = typer.Typer(help="Register bots and look at them.", no_args_is_help=True)
+def _output_format(fmt: str | None, json_out: bool) -> str:
+    """The output format of `run` and `ratings`: ``--format``, or ``--json`` for json; checked
+    before any work is done."""
+    from arena.ratings import FORMATS
+
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"--format must be {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, not {fmt!r}")
+    if json_out and fmt not in (None, "json"):
+        raise UsageError(f"--json and --format {fmt} contradict each other; give one of them")
+    return "json" if json_out else fmt or "table"
+
+
+def _game_filter(name: str | None) -> str | None:
+    """A --game filter: the game's name (an unknown game is a bad argument listing the games)."""
+    return None if name is None else _game(name).name
+
+
+bots_app = typer.Typer(help="Register bots and look at them.\n\nExample: arena bots list --game reactor",
+                       no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
 
 
@@ -210,33 +272,46 @@ def bots_add(
     Example: arena bots add bots/reactor_strong.py --name strong --game reactor
     """
     from arena.check import check_bot
-    from arena.referee import bot_spec
-    from arena.registry import register
+    from arena.errors import UnknownBot
+    from arena.registry import NAME_RULE, command_template, register, valid_name
 
+    # Everything the user typed is checked before the bot is run.
+    if not valid_name(name):
+        raise UsageError(f"--name {name!r} is not allowed: a bot name is {NAME_RULE}")
     game_obj, _ = _game_config(game, 2, None, None)
-    spec = bot_spec(str(path), name)
+    if not path.is_file():
+        raise UsageError(f"no bot file at {path}")
+    try:
+        command_template(path)
+    except UnknownBot as exc:
+        raise UsageError(str(exc)) from None
+    spec = _bot_specs([str(path)], name)[0]
     report = check_bot(spec, game_obj.name, config=_referee_config(sandbox, 2000, 60000, 10000))
     for line in report.lines():
         typer.echo(line)
     if not report.ok:
         typer.echo(f"error: {name} was not registered: fix the problems above and add it again", err=True)
         raise typer.Exit(1)
-    with _store(db) as store:
+    with _store(db, create=True) as store:
         version = register(store, path, name=name, game=game_obj.name, check_report=report.to_json())
     typer.echo(f"registered {version.name} version {version.version} (sha256 {version.sha256[:12]}) in {db}")
 
 
 @bots_app.command("list")
 def bots_list(
-    game: Annotated[Optional[str], typer.Option("--game", "-g", help="Only bots of this game.")] = None,
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only bots of this game ({GAMES}).")] = None,
+    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List registered bots with their current version and games played."""
+    """List registered bots with their current version and games played.
+
+    Example: arena bots list --game reactor
+    """
     from dataclasses import asdict
 
     from arena.jsonio import dumps
 
+    game = _game_filter(game)
     with _store(db) as store:
         rows = store.bots(game)
     if json_out:
@@ -253,10 +328,13 @@ def bots_list(
 @bots_app.command("show")
 def bots_show(
     name: Annotated[str, typer.Argument(help="A registered bot.")],
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Show a bot's current version, its command, hash and check report."""
+    """Show a bot's current version, its command, hash and check report.
+
+    Example: arena bots show reactor-strong --json
+    """
     from dataclasses import asdict
 
     from arena.jsonio import dumps
@@ -281,7 +359,8 @@ def run(
     file: Annotated[Path, typer.Argument(help="Tournament file (TOML), e.g. tournaments/quickstart-reactor.toml.")],
     db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Matches played in parallel.")] = 1,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "table",
+    fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP + " With csv, json or markdown only the ratings go to stdout.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs pip install 'arena[cluster]'.")] = None,
 ) -> None:
@@ -289,14 +368,20 @@ def run(
 
     Example: arena run tournaments/quickstart-reactor.toml --workers 2
     """
+    from arena.errors import ConfigError
     from arena.progress import ProgressBar
     from arena.ratings import format_table
     from arena.tournament import Tournament
     from arena.tournament_file import load_tournament
 
-    if not file.is_file():
-        raise UsageError(f"no tournament file at {file}")
-    spec = load_tournament(file)
+    fmt = _output_format(fmt, json_out)
+    # The table is for people, so the summary goes with it; csv, json and markdown are data,
+    # and stdout then holds the ratings alone (the summary and errors go to stderr).
+    to_stderr = fmt != "table"
+    try:
+        spec = load_tournament(file)
+    except ConfigError as exc:  # the file named on the command line: a bad argument
+        raise UsageError(str(exc)) from None
     import logging
 
     # Warnings from the referee (faults, disqualifications) go to stderr; with several workers
@@ -306,13 +391,19 @@ def run(
         import multiprocessing_logging
 
         multiprocessing_logging.install_mp_handler()
-    with _store(db) as store:
-        tournament = Tournament(spec, store, db)
-        bar = ProgressBar(enabled=not quiet)
-        outcome = tournament.run(workers=workers, on_progress=bar.update, cluster=cluster)
+    bar = ProgressBar(enabled=not quiet)
+    with _sigint_here_only(), _store(db, create=True) as store:
+        try:
+            tournament = Tournament(spec, store, db)
+            outcome = tournament.run(workers=workers, on_progress=bar.update, cluster=cluster)
+        except KeyboardInterrupt:
+            bar.close()
+            typer.echo(f"interrupted: the games finished so far are stored in {db}; "
+                       "run the same command again to play the rest", err=True)
+            raise typer.Exit(130) from None
         bar.close()
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
-               f"{outcome.skipped} already stored, in {db}")
+               f"{outcome.skipped} already stored, in {db}", err=to_stderr)
     for error in outcome.errors:
         typer.echo(f"error: {error}", err=True)
     typer.echo(format_table(outcome.leaderboard, fmt))
@@ -320,12 +411,37 @@ def run(
         raise typer.Exit(1)
 
 
+@contextlib.contextmanager
+def _sigint_here_only() -> Iterator[None]:
+    """Ctrl-C reaches the terminal's whole process group, local tournament workers included.
+    Inside this block only this process turns SIGINT into KeyboardInterrupt (which `run` reports
+    in one line); a forked worker exits quietly instead of printing a traceback (its `with`
+    blocks stop its bots) and the coordinator's clean-up stops the rest."""
+    coordinator = os.getpid()
+
+    def handle(signum: int, frame: object) -> None:
+        if os.getpid() != coordinator:
+            raise SystemExit(130)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, handle)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @app.command()
 def ratings(
-    game: Annotated[Optional[str], typer.Option("--game", "-g", help="Only games of this game.")] = None,
+    game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
     tournament: Annotated[Optional[str], typer.Option("--tournament", "-t", help="Only this tournament.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "table",
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
 ) -> None:
     """TrueSkill ratings recomputed from the stored games: rank, bot, mu - 3 sigma, mu, sigma, games, wins.
 
@@ -333,19 +449,29 @@ def ratings(
     """
     from arena import ratings as rating
 
-    if fmt not in ("table", "csv", "json", "markdown"):
-        raise UsageError(f"--format must be table, csv, json or markdown, not {fmt!r}")
+    fmt = _output_format(fmt, json_out)
+    game = _game_filter(game)
     with _store(db) as store:
-        if tournament is not None:
-            store.tournament(tournament)  # a clear error for an unknown name
+        _check_tournament(store, tournament)
         rows = store.results(tournament=tournament, game=game)
         faults = store.fault_counts(tournament=tournament, game=game)
     outcomes = rating.outcomes_from_results(rows)
     if not outcomes:
-        typer.echo("no rated games yet; run a tournament with `arena run FILE`")
+        hint = "no rated games yet; run a tournament with `arena run FILE`"
+        if fmt == "table":
+            typer.echo(hint)
+        else:  # data formats: an empty table on stdout, the hint on stderr
+            typer.echo(rating.format_table([], fmt))
+            typer.echo(hint, err=True)
         return
     table = rating.rate(outcomes, rating.make_env())
     typer.echo(rating.format_table(rating.leaderboard(table, outcomes, faults), fmt))
+
+
+def _check_tournament(store, tournament: str | None) -> None:
+    """A --tournament filter must name a stored tournament (else an error that says so)."""
+    if tournament is not None:
+        store.tournament(tournament)
 
 
 @app.command()
@@ -353,7 +479,7 @@ def games(
     tournament: Annotated[Optional[str], typer.Option("--tournament", "-t", help="Only this tournament.")] = None,
     bot: Annotated[Optional[str], typer.Option("--bot", "-b", help="Only games this bot played.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List stored games, newest first; `arena replay ID` shows one.
@@ -365,6 +491,9 @@ def games(
     from arena.jsonio import dumps
 
     with _store(db) as store:
+        _check_tournament(store, tournament)
+        if bot is not None:
+            store.bot(bot)  # an unknown name is an error listing the bots
         rows = store.games(tournament=tournament, bot=bot, limit=limit)
     if json_out:
         typer.echo(dumps([asdict(r) for r in rows]).decode())
@@ -382,13 +511,13 @@ def games(
 @app.command()
 def replay(
     game_id: Annotated[str, typer.Argument(help="A stored game's id (see `arena games`).")],
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
     json_out: Annotated[bool, typer.Option("--json", help="Print the full game record as JSON.")] = False,
 ) -> None:
     """Show a game turn by turn: every hand revealed, every event, each decision.
 
     The record is replayed through the rules engine, so what is shown is checked.
-    Example: arena replay quickstart-reactor/rr1-t1-s0-g0
+    Example: arena replay quickstart-reactor/r1-t1-s0-g0
     """
     from arena.jsonio import dumps
     from arena.replay_view import replay_lines
@@ -436,11 +565,22 @@ def bench(
 
 @app.command()
 def tournaments(
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the tournaments in the database."""
+    """List the tournaments in the database, newest first.
+
+    Example: arena tournaments --db arena.db
+    """
+    from dataclasses import asdict
+
+    from arena.jsonio import dumps
+
     with _store(db) as store:
         rows = store.tournaments()
+    if json_out:
+        typer.echo(dumps([asdict(t) for t in rows]).decode())
+        return
     if not rows:
         typer.echo("no tournaments yet; run one with `arena run FILE`")
     for t in rows:
@@ -461,6 +601,8 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # Typer turns Ctrl-C into Exit(130)
+            typer.echo("interrupted", err=True)
         sys.exit(exc.exit_code)
     except (typer.Abort, getattr(click_errors, "Abort", typer.Abort)):
         typer.echo("aborted", err=True)

@@ -9,6 +9,7 @@ a tournament plays.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import threading
@@ -21,6 +22,15 @@ from arena.referee import BotSpec
 from arena.storage import BotVersion, Store
 
 RUNNERS = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
+
+# The one rule for the names of bots and tournaments (tournament files, `arena bots add`).
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME_RULE = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
+def valid_name(name: object) -> bool:
+    """Whether ``name`` may name a bot or a tournament (see :data:`NAME_RULE`)."""
+    return isinstance(name, str) and NAME_RE.match(name) is not None
 
 
 def command_template(path: Path) -> list[str]:
@@ -36,6 +46,8 @@ def command_template(path: Path) -> list[str]:
 def register(store: Store, path: str | Path, *, name: str, game: str,
              check_report: dict[str, Any] | None = None) -> BotVersion:
     """Store a bot file under ``name`` (a new version if its content changed)."""
+    if not valid_name(name):
+        raise UnknownBot(f"bot name {name!r} is not allowed: a name is {NAME_RULE}")
     path = Path(path).resolve()
     if not path.is_file():
         raise UnknownBot(f"no bot file at {path}")

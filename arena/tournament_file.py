@@ -31,7 +31,6 @@ Example::
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,11 +40,11 @@ from arena.errors import ConfigError
 from arena.games import REGISTRY
 from arena.games.base import GameConfig, GameError
 from arena.referee import DEFAULT_CONCURRENT
+from arena.registry import NAME_RULE, valid_name
 from protocol.messages import MAX_CONCURRENT
 
 FORMATS = ("round-robin", "swiss")
 SANDBOX_MODES = ("auto", "strict", "none")
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
             "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent"}
 TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
@@ -112,6 +111,14 @@ def _int(path: Path, data: dict[str, Any], key: str, low: int, high: int | None 
     return value
 
 
+def _choice(path: Path, field_name: str, value: Any, allowed: Any) -> str:
+    """A string from ``allowed``; the type is checked first, so a list or a table is an error
+    like any other wrong value (never ``unhashable type``)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise _fail(path, field_name, f"must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
 def _bool(path: Path, data: dict[str, Any], key: str, default: bool) -> bool:
     value = data.get(key, default)
     if not isinstance(value, bool):
@@ -142,15 +149,10 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         if key not in data:
             raise _fail(path, key, "is required")
     name = data["name"]
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise _fail(path, "name", "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
-    game_name = data["game"]
-    if game_name not in REGISTRY:
-        raise _fail(path, "game", f"unknown game {game_name!r} (allowed: {', '.join(REGISTRY)})")
-    game = REGISTRY[game_name]
-    fmt = data.get("format", "round-robin")
-    if fmt not in FORMATS:
-        raise _fail(path, "format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if not valid_name(name):
+        raise _fail(path, "name", f"must be {NAME_RULE}, not {name!r}")
+    game = REGISTRY[_choice(path, "game", data["game"], REGISTRY)]
+    fmt = _choice(path, "format", data.get("format", "round-robin"), FORMATS)
 
     bots_data = data["bots"]
     if not isinstance(bots_data, list) or not bots_data:
@@ -163,9 +165,11 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         extra = sorted(set(entry) - {"name", "path"})
         if extra:
             raise _fail(path, f"{where}.{extra[0]}", "unknown field (allowed: name, path)")
-        bot_name = entry.get("name")
-        if not isinstance(bot_name, str) or not NAME_RE.match(bot_name):
-            raise _fail(path, f"{where}.name", "is required: 1-64 letters, digits, '.', '_' or '-'")
+        if "name" not in entry:
+            raise _fail(path, f"{where}.name", f"is required ({NAME_RULE})")
+        bot_name = entry["name"]
+        if not valid_name(bot_name):
+            raise _fail(path, f"{where}.name", f"must be {NAME_RULE}, not {bot_name!r}")
         bot_path = None
         if "path" in entry:
             if not isinstance(entry["path"], str):
@@ -220,9 +224,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     extra = sorted(set(sandbox_data) - SANDBOX_KEYS)
     if extra:
         raise _fail(path, f"sandbox.{extra[0]}", f"unknown field (allowed: {', '.join(sorted(SANDBOX_KEYS))})")
-    mode = sandbox_data.get("mode", "auto")
-    if mode not in SANDBOX_MODES:
-        raise _fail(path, "sandbox.mode", f"must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+    mode = _choice(path, "sandbox.mode", sandbox_data.get("mode", "auto"), SANDBOX_MODES)
     sandbox: dict[str, Any] = {"mode": mode}
     for key in sorted(SANDBOX_KEYS - {"mode"}):
         value = _int(path, sandbox_data, key, 1)

@@ -6,17 +6,26 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import re
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.errors import ConfigError
 from arena.games import REGISTRY
 from arena.games.record import replay
 from arena.jsonio import read_jsonl
+from arena.registry import NAME_RULE
+from arena.storage import Store
+from arena.tournament_file import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random_bot.py")
@@ -32,6 +41,24 @@ def ok(*args: str) -> str:
     result = runner.invoke(app, list(args))
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], status: int, *words: str) -> str:
+    """The CLI's contract for an error: one ``error:`` line on stderr, the given status."""
+    assert result.returncode == status, result
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert all(word in lines[0] for word in words), lines[0]
+    return lines[0]
+
+
+def random_tournament(tmp_path: Path, name: str = "t", bots: int = 2, seats: int = 2, extra: str = "") -> Path:
+    """A small tournament file of random bots without a sandbox (2 bots: 2 games)."""
+    spec = tmp_path / f"{name}.toml"
+    spec.write_text(f'name = "{name}"\ngame = "reactor"\nseats = {seats}\nseed = 1\n{extra}\n[sandbox]\nmode = "none"\n'
+                    + "".join(f'[[bots]]\nname = "p{i}"\npath = "{RANDOM}"\n' for i in range(bots)))
+    return spec
 
 
 @pytest.mark.parametrize("game", sorted(REGISTRY))
@@ -84,6 +111,7 @@ def test_bad_input_is_one_line_and_status_2(args: list[str], words: str) -> None
 
 def test_unknown_records_are_one_line_and_status_1(tmp_path: Path) -> None:
     db = str(tmp_path / "x.db")
+    Store(db).close()  # an empty database (read-only commands do not create one)
     for args, words in ((["replay", "nope", "--db", db], "no game nope"),
                         (["bots", "show", "ghost", "--db", db], "ghost"),
                         (["ratings", "--tournament", "nope", "--db", db], "no tournament 'nope'")):
@@ -93,11 +121,172 @@ def test_unknown_records_are_one_line_and_status_1(tmp_path: Path) -> None:
 
 
 def test_every_command_has_help_with_an_example() -> None:
-    commands = ["selfplay", "play", "check", "run", "ratings", "games", "replay", "bots add", "bench"]
-    for command in commands:
-        text = ok(*command.split(), "--help")
-        assert "Example" in text, command
-    assert "schema" in ok("--help") and "tournaments" in ok("--help")
+    """Every command and group, found in the app itself, so a new command cannot be missed."""
+    import typer.main
+
+    def commands(group, prefix: tuple[str, ...] = ()):
+        for name, command in group.commands.items():
+            yield (*prefix, name)
+            if hasattr(command, "commands"):
+                yield from commands(command, (*prefix, name))
+
+    found = list(commands(typer.main.get_command(app)))
+    assert {("schema",), ("tournaments",), ("bots", "list"), ("bots", "show"), ("bots",)} <= set(found)
+    for command in found:
+        assert "Example: arena " in ok(*command, "--help"), command
+
+
+def test_replay_help_example_is_a_real_game_id(tmp_path: Path) -> None:
+    """The id in `arena replay --help` is one that `arena games` prints for a tournament of that name."""
+    example = ok("replay", "--help").split("Example: arena replay ", 1)[1].split()[0]
+    tournament = example.split("/")[0]
+    db = str(tmp_path / "arena.db")
+    ok("run", str(random_tournament(tmp_path, tournament, bots=3, seats=3)), "--db", db, "--quiet")
+    assert example in ok("games", "--db", db).split()
+    assert "result: 1." in ok("replay", example, "--db", db)
+
+
+def test_selfplay_out_that_cannot_be_written_is_a_bad_argument(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "x.jsonl"
+    one_line_error(arena("selfplay", "reactor", "--out", str(missing)), 2, str(missing), "no such file or directory")
+    one_line_error(arena("selfplay", "reactor", "--out", str(tmp_path)), 2, str(tmp_path), "is a directory")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('name = "x"\ngame = ["reactor"]\n[[bots]]\nname = "a"', "'game'"),
+        ('name = "x"\ngame = {a = 1}\n[[bots]]\nname = "a"', "'game'"),
+        ('name = "x"\ngame = 3\n[[bots]]\nname = "a"', "'game'"),
+        ('name = "x"\ngame = "reactor"\nformat = ["swiss"]\n[[bots]]\nname = "a"', "'format'"),
+        ('name = ["x"]\ngame = "reactor"\n[[bots]]\nname = "a"', "'name'"),
+        ('name = "x"\ngame = "reactor"\n[[bots]]\nname = {a = 1}', "'bots[0].name'"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmode = {a = 1}\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"',
+         "'sandbox.mode'"),
+    ],
+)
+def test_tournament_fields_of_the_wrong_type_are_field_errors(tmp_path: Path, text: str, field: str) -> None:
+    """A list or a table where a name belongs is an error naming the field, not `unhashable type`."""
+    spec = tmp_path / "t.toml"
+    spec.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape("field " + field)):
+        load_tournament(spec)
+    one_line_error(arena("run", str(spec), "--db", str(tmp_path / "a.db")), 2, field)
+
+
+def test_run_checks_the_format_before_playing(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    one_line_error(arena("run", str(random_tournament(tmp_path)), "--db", str(db), "--format", "xml"), 2,
+                   "--format must be table, csv, json or markdown, not 'xml'")
+    assert not db.exists()  # nothing was played
+
+
+def test_run_with_a_data_format_prints_only_the_data_on_stdout(tmp_path: Path) -> None:
+    spec, db = str(random_tournament(tmp_path)), str(tmp_path / "a.db")
+    done = runner.invoke(app, ["run", spec, "--db", db, "--quiet", "--format", "json"])
+    assert done.exit_code == 0, done.output
+    assert {row["bot"] for row in json.loads(done.stdout)} == {"p0", "p1"}
+    assert "2 games played now, 0 already stored" in done.stderr
+    again = runner.invoke(app, ["run", spec, "--db", db, "--quiet", "--format", "csv"])
+    assert list(csv.reader(io.StringIO(again.stdout)))[0][:2] == ["rank", "bot"]
+    assert "0 games played now, 2 already stored" in again.stderr
+    table = runner.invoke(app, ["run", spec, "--db", db, "--quiet"])  # for people: all on stdout
+    assert "0 games played now, 2 already stored" in table.stdout and "mean_place" in table.stdout
+
+
+def test_bot_names_follow_one_rule(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    line = one_line_error(arena("bots", "add", RANDOM, "--name", "bad name!", "--game", "reactor", "--db", str(db)),
+                          2, "--name 'bad name!'", NAME_RULE)
+    assert "OK" not in line and not db.exists()  # refused before the bot was run or stored
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "x"\ngame = "reactor"\n[[bots]]\nname = "bad name!"')
+    with pytest.raises(ConfigError) as info:
+        load_tournament(spec)
+    assert "must be " + NAME_RULE in str(info.value) and "required" not in str(info.value)
+
+
+def test_every_bad_file_argument_is_status_2(tmp_path: Path) -> None:
+    """Status 2 for a file named on the command line that is missing or unusable, whatever the command."""
+    one_line_error(arena("bots", "add", "/nope.py", "--name", "x", "--game", "reactor", "--db", str(tmp_path / "a.db")),
+                   2, "no bot file at /nope.py")
+    malformed = tmp_path / "bad.toml"
+    malformed.write_text('name = "x"\ngame = "reactor"\nseats = "four"\n[[bots]]\nname = "a"')
+    one_line_error(arena("run", str(malformed)), 2, "field 'seats'")
+    one_line_error(arena("run", str(tmp_path / "missing.toml")), 2, "no tournament file")
+    not_a_db = tmp_path / "notes.db"
+    not_a_db.write_text("not a database\n" * 100)
+    one_line_error(arena("games", "--db", str(not_a_db)), 2, str(not_a_db))
+
+
+@pytest.mark.parametrize("command", [["ratings"], ["games"], ["replay", "r1-t1-s0-g0"], ["tournaments"],
+                                     ["bots", "list"], ["bots", "show", "x"]])
+def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: list[str]) -> None:
+    typo = tmp_path / "typo.db"
+    one_line_error(arena(*command, "--db", str(typo)), 2, f"no database at {typo}")
+    assert list(tmp_path.iterdir()) == []  # and none was created
+
+
+def test_unknown_filter_values_are_errors(tmp_path: Path) -> None:
+    """An unknown game is a bad argument listing the games; an unknown tournament or bot is not
+    in the database (status 1, as for `arena ratings --tournament`)."""
+    db = str(tmp_path / "a.db")
+    Store(db).close()  # an empty database
+    games = ", ".join(REGISTRY)
+    for command in (["ratings", "--game", "chess"], ["bots", "list", "--game", "chess"]):
+        one_line_error(arena(*command, "--db", db), 2, f"unknown game 'chess' (games: {games})")
+    for command in (["games", "--tournament", "nope"], ["ratings", "--tournament", "nope"]):
+        one_line_error(arena(*command, "--db", db), 1, "no tournament 'nope'")
+    one_line_error(arena("games", "--bot", "nope", "--db", db), 1, "no bot named 'nope'")
+    assert ok("bots", "list", "--game", "reactor", "--db", db).startswith("no bots")  # a known game: no error
+
+
+def test_json_option_of_run_ratings_and_tournaments(tmp_path: Path) -> None:
+    spec, db = str(random_tournament(tmp_path, "js")), str(tmp_path / "a.db")
+    done = runner.invoke(app, ["run", spec, "--db", db, "--quiet", "--json"])
+    assert done.exit_code == 0 and len(json.loads(done.stdout)) == 2, done.output
+    assert runner.invoke(app, ["ratings", "--db", db, "--json"]).stdout == ok("ratings", "--db", db, "--format", "json")
+    assert ok("ratings", "--db", db, "--json", "--format", "json") == ok("ratings", "--db", db, "--json")
+    assert [t["id"] for t in json.loads(ok("tournaments", "--db", db, "--json"))] == ["js"]
+    for command in ("ratings", "run"):
+        args = [command, *([spec] if command == "run" else []), "--db", db, "--json", "--format", "csv"]
+        one_line_error(arena(*args), 2, "--json and --format csv")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> None:
+    """Ctrl-C reaches the terminal's whole process group (workers too): one line, status 130,
+    and running the same command again plays only the rest."""
+    # One table, 20 games per seat rotation: 60 games, and bots start only at each job's start.
+    spec = random_tournament(tmp_path, "ctrlc", bots=3, seats=3, extra="games = 20")
+    db = tmp_path / "a.db"
+    command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    stored = 0
+    deadline = time.monotonic() + 60
+    while stored < 6 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        try:
+            with sqlite3.connect(db) as conn:
+                stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+        except sqlite3.OperationalError:
+            pass
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=20)  # one Ctrl-C is enough (Referee.close cannot hang)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last == (f"interrupted: the games finished so far are stored in {db}; "
+                    "run the same command again to play the rest"), err
+    assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
+    with sqlite3.connect(db) as conn:
+        kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert 6 <= kept < 60
+    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{60 - kept} games played now, {kept} already stored" in rerun.stdout
 
 
 def test_schema_is_json_schema_of_every_message() -> None:
