@@ -62,6 +62,7 @@ from protocol.transport import Channel, bot_endpoint
 log = logging.getLogger("arena.referee")
 
 CUTOFF_FACTOR = 8
+DEFAULT_FAULTS_TO_DISQUALIFY = 3  # faulty games in a row that put a bot out of the rest of a match
 HANDSHAKE_SLICE_MS = 50  # how often a bot awaited for its hello is checked for having exited
 # Faults after which a bot can not go on: it is dead, stuck, cut off, or its answers can no longer
 # be matched to requests (stale).  It is stopped at once, and forfeits every game it plays.
@@ -128,7 +129,7 @@ class RefereeConfig:
     limits: Limits = field(default_factory=Limits)
     sandbox_mode: str = "auto"
     resources: sandbox.Limits = field(default_factory=sandbox.Limits)
-    faults_to_disqualify: int = 3
+    faults_to_disqualify: int = DEFAULT_FAULTS_TO_DISQUALIFY
     auto_single: bool = True
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     concurrent: int = DEFAULT_CONCURRENT  # games of one lineup in play at once, for bots that offer as many

@@ -84,7 +84,7 @@ def referee_config(spec: TournamentSpec) -> RefereeConfig:
     mode = sandbox.pop("mode", "auto")
     limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
     return RefereeConfig(limits=limits, sandbox_mode=mode, resources=SandboxLimits(**sandbox),
-                         concurrent=spec.concurrent)
+                         concurrent=spec.concurrent, faults_to_disqualify=spec.faults_to_disqualify)
 
 
 def game_result(places: list[int], forfeits: list[int]) -> GameResult:

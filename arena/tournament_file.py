@@ -14,6 +14,7 @@ Example::
     variants = []               # e.g. ["short-hands"] for Powder Keg
     # points = 3                # points that end a match (Powder Keg default 3, Reactor 1)
     # concurrent = 16           # games of a lineup in play at once, for bots that offer it (1-64)
+    # faults_to_disqualify = 3  # faulty games in a row that put a bot out of the rest of a match
 
     [time]                      # milliseconds
     decision = 2000
@@ -39,14 +40,14 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.games import REGISTRY
 from arena.games.base import GameConfig, GameError
-from arena.referee import DEFAULT_CONCURRENT
+from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
 from arena.registry import NAME_RULE, valid_name
 from protocol.messages import MAX_CONCURRENT
 
 FORMATS = ("round-robin", "swiss")
 SANDBOX_MODES = ("auto", "strict", "none")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
-            "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent"}
+            "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent", "faults_to_disqualify"}
 TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
 SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
 
@@ -79,6 +80,7 @@ class TournamentSpec:
     time: dict[str, int] = field(default_factory=lambda: dict(TIME_KEYS))
     sandbox: dict[str, Any] = field(default_factory=lambda: {"mode": "auto"})
     concurrent: int = DEFAULT_CONCURRENT
+    faults_to_disqualify: int = DEFAULT_FAULTS_TO_DISQUALIFY
 
     def game_config(self) -> GameConfig:
         return GameConfig(players=self.seats, variants=self.variants, points=self.points)
@@ -92,6 +94,8 @@ class TournamentSpec:
             "min_seats": self.min_seats, "time": self.time, "sandbox": self.sandbox,
             # Only when set: a tournament stored before the field existed still resumes.
             **({"concurrent": self.concurrent} if self.concurrent != DEFAULT_CONCURRENT else {}),
+            **({"faults_to_disqualify": self.faults_to_disqualify}
+               if self.faults_to_disqualify != DEFAULT_FAULTS_TO_DISQUALIFY else {}),
         }
 
 
@@ -99,15 +103,19 @@ def _fail(path: Path, field_name: str, message: str) -> ConfigError:
     return ConfigError(f"{path}: field '{field_name}': {message}")
 
 
-def _int(path: Path, data: dict[str, Any], key: str, low: int, high: int | None = None) -> int | None:
+def _int(path: Path, data: dict[str, Any], key: str, low: int, high: int | None = None,
+         table: str = "") -> int | None:
+    """``data[key]`` as a whole number within bounds, or None if absent; ``table`` prefixes the
+    field's name in errors (``time.decision``)."""
     if key not in data:
         return None
     value = data[key]
+    name = f"{table}.{key}" if table else key
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _fail(path, key, f"must be a whole number, not {value!r}")
+        raise _fail(path, name, f"must be a whole number, not {value!r}")
     if value < low or (high is not None and value > high):
         limit = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise _fail(path, key, f"must be {limit}, not {value}")
+        raise _fail(path, name, f"must be {limit}, not {value}")
     return value
 
 
@@ -197,6 +205,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
     points = _int(path, data, "points", 1)
     concurrent = _int(path, data, "concurrent", 1, MAX_CONCURRENT) or DEFAULT_CONCURRENT
+    faults_to_disqualify = _int(path, data, "faults_to_disqualify", 1, 1000) or DEFAULT_FAULTS_TO_DISQUALIFY
 
     variants = data.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
@@ -216,7 +225,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     extra = sorted(set(time_data) - set(TIME_KEYS))
     if extra:
         raise _fail(path, f"time.{extra[0]}", f"unknown field (allowed: {', '.join(TIME_KEYS)})")
-    time = {k: _int(path, time_data, k, 1) or default for k, default in TIME_KEYS.items()}
+    time = {k: _int(path, time_data, k, 1, table="time") or default for k, default in TIME_KEYS.items()}
 
     sandbox_data = data.get("sandbox", {})
     if not isinstance(sandbox_data, dict):
@@ -227,7 +236,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     mode = _choice(path, "sandbox.mode", sandbox_data.get("mode", "auto"), SANDBOX_MODES)
     sandbox: dict[str, Any] = {"mode": mode}
     for key in sorted(SANDBOX_KEYS - {"mode"}):
-        value = _int(path, sandbox_data, key, 1)
+        value = _int(path, sandbox_data, key, 1, table="sandbox")
         if value is not None:
             sandbox[key] = value
 
@@ -236,4 +245,5 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         games=games, rounds=rounds, rotations=_bool(path, data, "rotations", True),
         duplicate=_bool(path, data, "duplicate", True), variants=tuple(variants), points=points,
         min_seats=min_seats, time=time, sandbox=sandbox, concurrent=concurrent,
+        faults_to_disqualify=faults_to_disqualify,
     )

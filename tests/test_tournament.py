@@ -49,7 +49,9 @@ def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, ext
         ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "nowhere.py"', "bots[0].path"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "a"', "bots"),
         ('name = "x"\ngame = "powder-keg"\nseats = 2\nvariants = ["turbo"]\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "variants"),
-        ('name = "x"\ngame = "reactor"\nseats = 2\n[time]\ndecision = -5\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "decision"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[time]\ndecision = -5\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "time.decision"),
+        ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmemory_mb = "lots"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "sandbox.memory_mb"),
+        ('name = "x"\ngame = "reactor"\nfaults_to_disqualify = 0\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "faults_to_disqualify"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmode = "loose"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "sandbox.mode"),
         ('name = "x"\ngame = "reactor"\nrounds = 3\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "rounds"),
         ('name = "x"\ngame = "reactor"\nconcurrent = 65\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "concurrent"),
@@ -278,6 +280,17 @@ def test_concurrent_games_per_lineup_are_configurable(tmp_path: Path) -> None:
     assert "concurrent" not in default.to_json()
     one = load_tournament(write(tmp_path, random_field(3, extra="concurrent = 1"), "b.toml"))
     assert referee_config(one).concurrent == 1 and one.to_json()["concurrent"] == 1
+
+
+def test_faults_to_disqualify_is_configurable(tmp_path: Path) -> None:
+    """How many faulty games in a row disqualify a bot is the tournament's choice (3 by default,
+    not stored then, so older tournaments resume unchanged)."""
+    from arena.tournament import referee_config
+
+    default = load_tournament(write(tmp_path, random_field(3), "a.toml"))
+    assert referee_config(default).faults_to_disqualify == 3 and "faults_to_disqualify" not in default.to_json()
+    one = load_tournament(write(tmp_path, random_field(3, extra="faults_to_disqualify = 1"), "b.toml"))
+    assert referee_config(one).faults_to_disqualify == 1 and one.to_json()["faults_to_disqualify"] == 1
 
 
 def _children(pid: int) -> list[int]:
