@@ -57,7 +57,7 @@ from protocol.messages import (
     decode_bot_message,
 )
 from protocol import messages
-from protocol.transport import Channel, bot_endpoint
+from protocol.transport import ENDPOINT_ENV, Channel, bot_endpoint
 
 log = logging.getLogger("arena.referee")
 
@@ -116,7 +116,10 @@ def bot_spec(target: str, name: str | None = None) -> BotSpec:
     if program is None:
         raise UnknownBot(f"no bot at {target!r}: {words[0]!r} is neither a file nor a command on PATH")
     expose = tuple(str(Path(w).resolve()) for w in words[1:] if Path(w).exists())
-    return BotSpec(name or Path(words[-1]).stem, (os.path.realpath(program), *words[1:]), expose)
+    # Named after its script (the first argument that is a file: ``python3 bot.py --fast`` is
+    # "bot"), else after the program.
+    script = next((w for w in words[1:] if Path(w).is_file()), words[0])
+    return BotSpec(name or Path(script).stem, (os.path.realpath(program), *words[1:]), expose)
 
 
 DEFAULT_CONCURRENT = 16  # games of a lineup in play at once unless configured (a tournament's ``concurrent``)
@@ -246,7 +249,7 @@ class Seat:
                 endpoint_dir=self.endpoint_dir,
                 mode=self.config.sandbox_mode,
                 limits=self.config.resources,
-                env=dict(self.spec.env) or None,
+                env={**dict(self.spec.env), ENDPOINT_ENV: endpoint},  # also where argv can not say it
                 name=self.spec.name,
             )
         except (OSError, sandbox.SandboxError) as exc:
@@ -276,6 +279,9 @@ class Seat:
             if fault.kind == FaultKind.PROTOCOL_VERSION:
                 self.startup_fault = fault
                 self.channel.send(messages.error(fault.kind, fault.fault.message))
+                self.channel.send(messages.shutdown())  # as the protocol promises
+                if self.proc is not None:
+                    self.proc.wait(0.5)  # a well-behaved bot exits on its own (and says why on stderr)
             else:  # whatever went wrong, the bot never became ready: a start-up fault
                 self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
             # Stop it now (a hung bot must not linger while the others play); keep what it said.

@@ -513,7 +513,8 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
             FaultKind.PROTOCOL_VERSION,
             f"the bot speaks protocol {msg['protocol']}, this referee speaks protocol {PROTOCOL_VERSION}",
         )
-    return Hello(msg["name"], msg.get("version"), msg.get("concurrent", 1), msg.get("batch", False))
+    # JSON Schema's "integer" admits 8.0; the referee counts with ints.
+    return Hello(msg["name"], msg.get("version"), int(msg.get("concurrent", 1)), msg.get("batch", False))
 
 
 def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequence[Action]) -> Action:

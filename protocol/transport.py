@@ -47,12 +47,18 @@ def private_endpoint(parent: str | os.PathLike[str] | None = None) -> tuple[str,
 
 
 def endpoint_from(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> str | None:
-    """The endpoint a bot was given: ``argv[1]``, else ``$ARENA_ENDPOINT``, else ``None``."""
+    """The endpoint a bot was given: ``$ARENA_ENDPOINT``, else ``argv[1]``, else ``None``.
+
+    The referee always sets the variable; the command line has the endpoint too, but at its end
+    (``argv[1]`` only for a bare script), so a bot started as ``python3 bot.py --fast`` must
+    read the variable.  ``argv[1]`` serves a bot started by hand."""
     argv = sys.argv if argv is None else argv
     environ = os.environ if environ is None else environ
+    if environ.get(ENDPOINT_ENV):
+        return environ[ENDPOINT_ENV]
     if len(argv) > 1 and argv[1]:
         return argv[1]
-    return environ.get(ENDPOINT_ENV) or None
+    return None
 
 
 class Channel:

@@ -287,6 +287,9 @@ def test_accept_hello_reports_a_version_mismatch() -> None:
         accept_hello(decode_bot_message(codec.dumps(m.hello("bob", protocol=PROTOCOL_VERSION + 1))))
     assert caught.value.kind is FaultKind.PROTOCOL_VERSION
     assert "protocol 2" in caught.value.fault.message
+    # JSON Schema's integer admits 8.0; the referee keeps an int (reports said "8.0 offered").
+    hello = accept_hello(decode_bot_message(b'{"type": "hello", "protocol": 1, "name": "f", "concurrent": 8.0}'))
+    assert hello.concurrent == 8 and type(hello.concurrent) is int
 
 
 def test_accept_action_checks_id_then_legality() -> None:
@@ -339,9 +342,12 @@ def referee(endpoint: str, zctx: zmq.Context) -> Iterator[Channel]:
     channel.close()
 
 
-def test_endpoint_comes_from_argv_then_environment() -> None:
-    assert endpoint_from(["bot.py", "ipc:///tmp/a/bot.sock"], {"ARENA_ENDPOINT": "ipc:///b"}) == "ipc:///tmp/a/bot.sock"
-    assert endpoint_from(["bot.py"], {"ARENA_ENDPOINT": "ipc:///b"}) == "ipc:///b"
+def test_endpoint_comes_from_the_environment_then_argv() -> None:
+    """The referee always sets $ARENA_ENDPOINT; argv[1] is for a bot started by hand (and a
+    command's own arguments come before the endpoint the referee appends)."""
+    assert endpoint_from(["bot.py", "--fast", "ipc:///tmp/a/bot.sock"], {"ARENA_ENDPOINT": "ipc:///b"}) == "ipc:///b"
+    assert endpoint_from(["bot.py", "ipc:///tmp/a/bot.sock"], {}) == "ipc:///tmp/a/bot.sock"
+    assert endpoint_from(["bot.py", "ipc:///tmp/a/bot.sock"], {"ARENA_ENDPOINT": ""}) == "ipc:///tmp/a/bot.sock"
     assert endpoint_from(["bot.py"], {}) is None
     assert bot_endpoint("/tmp/x") == "ipc:///tmp/x/bot.sock"
     with pytest.raises(ValueError, match="too long"):

@@ -144,6 +144,23 @@ def test_a_bot_that_never_started_cannot_outlast_one_that_plays(caplog: pytest.L
         replay(game, r.games[0].record)
 
 
+def test_a_wrong_protocol_version_gets_an_error_then_shutdown() -> None:
+    """protocol/README.md: a hello with another protocol version gets an ``error`` of that kind,
+    then ``shutdown`` (the bot can exit cleanly; what it wrote is kept with the game)."""
+    report = play(zoo("raw", "version"))
+    assert [f.kind for f in report.games[0].faults] == ["protocol_version"]
+    assert "after the error: shutdown" in report.games[0].logs[0]
+
+
+def test_a_bot_given_as_a_command_with_arguments_finds_its_endpoint() -> None:
+    """The endpoint is appended to a command's own arguments and is in $ARENA_ENDPOINT, which the
+    SDK reads first; the bot is named after its script, not its last argument."""
+    spec = bot_spec(f"{PY} {RANDOM} --fast")
+    assert spec.name == "random_bot"
+    report = play(spec)
+    assert report.games[0].faults == [] and report.starts[0] == 1
+
+
 def test_crashing_bot_is_restarted_then_disqualified() -> None:
     """A bot that faults in game after game is restarted each time, then disqualified."""
     report = play(zoo("crash_mid"), points=3, faults_to_disqualify=2)

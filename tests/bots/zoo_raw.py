@@ -17,6 +17,10 @@ sock.connect(endpoint)
 sock.send_json({"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"})
 while True:
     msg = json.loads(sock.recv())
+    if msg["type"] == "error" and mode == "version":
+        # The protocol promises a shutdown after the version error: say what came next.
+        sys.stderr.write(f"after the error: {json.loads(sock.recv())['type']}\n")
+        break
     if msg["type"] in ("shutdown", "error"):
         break
     if msg["type"] != "request":
