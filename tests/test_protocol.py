@@ -48,20 +48,20 @@ from protocol import sdk
 ROOT = Path(__file__).resolve().parents[1]
 WAIT_MS = 10_000  # generous: CI machines are small and busy
 
-REACTOR_LEGAL = [
-    {"type": "play", "card": "5"},
-    {"type": "play", "card": "8"},
+REACTOR_LEGAL = [  # the README's Reactor example: codes in the engine's fixed order, Spark first
     {"type": "play", "card": "S", "value": 1},
     {"type": "play", "card": "S", "value": 11},
+    {"type": "play", "card": "7"},
+    {"type": "play", "card": "PB"},
 ]
 KEG_LEGAL = [
     {"type": "draw"},
-    {"type": "play", "card": "7"},
+    {"type": "play", "card": "J"},
     {"type": "favour", "target": 2},
-    {"type": "pair", "card": "5", "target": 2},
+    {"type": "pair", "card": "2", "target": 2},
 ]
-REACTOR_OBSERVATION = {"seat": 1, "meter": 81, "hand": ["5", "8", "S"], "direction": 1, "tokens": [3, 2, 3]}
-KEG_OBSERVATION = {"seat": 0, "hand": ["5", "5", "7", "9", "Bk"], "hand_sizes": [5, 4, 6], "draw_pile": 20}
+REACTOR_OBSERVATION = {"seat": 1, "meter": 8, "hand": ["S", "7", "PB"], "direction": 1, "tokens": [3, 3, 2]}
+KEG_OBSERVATION = {"seat": 0, "hand": ["Bk", "J", "9", "2", "2"], "hand_sizes": [5, 0, 3], "pile": 14}
 
 
 def examples() -> list[dict[str, Any]]:
@@ -294,10 +294,10 @@ def test_accept_hello_reports_a_version_mismatch() -> None:
 
 def test_accept_action_checks_id_then_legality() -> None:
     chosen = accept_action(m.action(4, {"type": "play", "card": "S", "value": 11}), 4, REACTOR_LEGAL)
-    assert chosen is REACTOR_LEGAL[3]
+    assert chosen is REACTOR_LEGAL[1]
     # The engine gets its own object back, never the bot's (true == 1 in Python).
     spark_as_true = m.action(4, {"type": "play", "card": "S", "value": True})
-    assert accept_action(spark_as_true, 4, REACTOR_LEGAL) is REACTOR_LEGAL[2]
+    assert accept_action(spark_as_true, 4, REACTOR_LEGAL) is REACTOR_LEGAL[0]
     for msg, outstanding, kind in [
         (m.action(3, REACTOR_LEGAL[0]), 4, FaultKind.STALE),
         (m.action(4, REACTOR_LEGAL[0]), None, FaultKind.STALE),
