@@ -338,7 +338,7 @@ class Seat:
                 f"the bot's connection dropped while the bot was running: it closed its socket, or sent "
                 f"a message over {CUTOFF_FACTOR * self.config.max_message_size} bytes ({waited})",
             )
-        return ProtocolFault(FaultKind.TIMEOUT, f"no answer {waited.removeprefix('while the referee waited ')}")
+        return ProtocolFault(FaultKind.TIMEOUT, f"the bot said nothing {waited}")
 
     def ask(self, request: dict[str, Any], legal: list[Action], deadline_ms: int) -> Action:
         """One request and its answer, outside any game (the benchmark's single round trip):

@@ -111,6 +111,8 @@ def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     kinds = [f.kind for f in game.faults]
     assert kinds == [kind], [f.message for f in game.faults]
     assert game.faults[0].seat == 0 and game.faults[0].message
+    if kind == "timeout":  # says what happened in plain words
+        assert game.faults[0].message == "the bot said nothing while the referee waited up to 1500 ms for its answer"
     result = game.record["result"]
     assert result["forfeits"] == [0]
     assert result["places"][0] == 3
