@@ -20,7 +20,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -93,18 +94,47 @@ def game_result(places: list[int], forfeits: list[int]) -> GameResult:
     return GameResult(tuple(places), firsts[0] if len(firsts) == 1 else None, forfeits=tuple(forfeits))
 
 
-def stored_results(store: Store, tournament: str) -> dict[str, dict[int, GameResult]]:
-    """Stored game results of a tournament, by match id and game number."""
-    seats: dict[str, dict[int, tuple[int, bool]]] = {}
+@dataclass(slots=True)
+class Stored:
+    """A tournament's stored games: results by match id and game number, and who sat where."""
+
+    results: dict[str, dict[int, GameResult]] = field(default_factory=dict)
+    seats: dict[str, tuple[str, ...]] = field(default_factory=dict)  # match id -> bot names by seat
+
+    def get(self, match_id: str, default: Any = None) -> Any:
+        return self.results.get(match_id, default)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+
+def stored_results(store: Store, tournament: str) -> Stored:
+    """Stored game results of a tournament, by match id and game number, with each match's bots."""
+    seats: dict[str, dict[int, tuple[int, bool, str]]] = {}
     for row in store.iter_results(tournament=tournament):
-        seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited)
-    by_match: dict[str, dict[int, GameResult]] = {}
+        seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited, row.bot)
+    stored = Stored()
     for game_id, rows in seats.items():
         match_id, _, number = game_id.rpartition("-g")
         places = [rows[s][0] for s in sorted(rows)]
         forfeits = [s for s in sorted(rows) if rows[s][1]]
-        by_match.setdefault(match_id, {})[int(number)] = game_result(places, forfeits)
-    return by_match
+        stored.results.setdefault(match_id, {})[int(number)] = game_result(places, forfeits)
+        stored.seats[match_id] = tuple(rows[s][2] for s in sorted(rows))
+    return stored
+
+
+def place_points(places: Iterable[int]) -> list[Fraction]:
+    """Swiss points of one game by seat: 1 for first place down to 0 for last, evenly spaced
+    (a tie shares the place's points), as exact fractions."""
+    places = list(places)
+    n = len(places)
+    return [Fraction(n - place, n - 1) for place in places]
+
+
+def table_config(config: GameConfig, seats: int) -> GameConfig:
+    """The game config of a table of ``seats`` (a Swiss may seat fewer than the tournament's
+    ``seats`` at a table, within ``min_seats``)."""
+    return config if config.players == seats else replace(config, players=seats)
 
 
 class Tournament:
@@ -153,12 +183,20 @@ class Tournament:
 
     # -- scheduling -----------------------------------------------------------------------------
 
-    def _task(self, pairing: Pairing, done: dict[str, dict[int, GameResult]]) -> Task | None:
+    def _task(self, pairing: Pairing, done: Stored) -> Task | None:
         """The task for a pairing, or ``None`` if its match is already complete in the store."""
         match_id = f"{self.id}/{pairing.id}"
+        sat = done.seats.get(match_id)
+        if sat is not None and sat != pairing.seats:
+            # The schedule no longer says what was played (a Swiss paired on other results):
+            # resuming would mix two schedules and credit games to the wrong bots.
+            raise ConfigError(
+                f"match {match_id} is stored with the bots {', '.join(sat)} but the schedule now seats "
+                f"{', '.join(pairing.seats)}: this database's games of tournament {self.id!r} do not follow "
+                "its schedule; play it again under another name or in another --db")
         stored = done.get(match_id, {})
         results = tuple(stored[i] for i in sorted(stored))
-        if results and Match(self.game, self.config, list(results)).over:
+        if results and Match(self.game, table_config(self.config, len(pairing.seats)), list(results)).over:
             return None
         deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
         bots = tuple(self.versions[name] for name in pairing.seats)
@@ -169,15 +207,18 @@ class Tournament:
         return iter_round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
                                 rotations=self.spec.rotations, seed=self.spec.seed)
 
-    def standings(self, pairings: Iterable[Pairing]) -> dict[str, float]:
-        """Swiss points so far: per game, 1 for first down to 0 for last (ties share)."""
-        points: dict[str, float] = {b.name: 0.0 for b in self.spec.bots}
+    def standings(self, pairings: Iterable[Pairing]) -> dict[str, Fraction]:
+        """Swiss points so far: per game, 1 for first down to 0 for last (ties share), credited
+        to the bots that played it.  Exact fractions: equal scores must compare equal (as floats
+        0.2 + 0.4 != 0.0 + 0.6, and equal scores are ordered by the seed, not by rounding)."""
+        points: dict[str, Fraction] = {b.name: Fraction(0) for b in self.spec.bots}
         done = stored_results(self.store, self.id)
         for p in pairings:
-            for result in done.get(f"{self.id}/{p.id}", {}).values():
-                n = len(result.places)
-                for seat, place in enumerate(result.places):
-                    points[p.seats[seat]] += (n - place) / (n - 1)
+            match_id = f"{self.id}/{p.id}"
+            bots = done.seats.get(match_id, p.seats)
+            for result in done.get(match_id, {}).values():
+                for seat, earned in enumerate(place_points(result.places)):
+                    points[bots[seat]] += earned
         return points
 
     # -- running ------------------------------------------------------------------------------
@@ -213,6 +254,12 @@ class Tournament:
                     progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
                     self._execute(list(plan.pairings), workers, progress, on_progress, errors, target)
                     history.extend(plan.pairings)
+                    if errors:
+                        # The next round is paired on this one's results: not on a part of them.
+                        # A rerun plays what is missing here, then goes on.
+                        errors.append(f"swiss round {number} is incomplete, so rounds {number + 1}-{rounds} "
+                                      "were not paired; run the same command again to finish it")
+                        break
         if not errors:
             self.store.finish_tournament(self.id)
         board = self.rate()
@@ -367,7 +414,7 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
 
             try:
                 session.play_matches(
-                    game, config, list(tasks[0].bots),
+                    game, table_config(config, len(tasks[0].bots)), list(tasks[0].bots),
                     [MatchPlan(task.seed, task.match_id, tuple(task.done)) for task in tasks],
                     on_game=lambda number, report, tasks=tasks: emit("game", (tasks[number], report)),
                     on_match=on_match)

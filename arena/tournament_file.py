@@ -6,8 +6,9 @@ Example::
     game = "reactor"
     format = "round-robin"      # or "swiss"
     seats = 4                   # seats per table, 2-6 (within the game's limits)
-    games = 1                   # round-robin: matches per table and seat rotation
+    games = 1                   # round-robin only: matches per table and seat rotation
     rounds = 4                  # swiss: rounds (default: enough for the field)
+    # min_seats = 3             # swiss: a table may seat this few when the field does not divide
     rotations = true            # play every cyclic rotation of each table's seats
     duplicate = true            # the rotations of a table share the deal
     seed = 2026
@@ -201,6 +202,10 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     min_seats = _int(path, data, "min_seats", 2, 6)
     if fmt == "round-robin" and rounds is not None:
         raise _fail(path, "rounds", "applies to swiss only (round-robin uses games)")
+    if fmt == "round-robin" and min_seats is not None:
+        raise _fail(path, "min_seats", "applies to swiss only (a round-robin table always has seats bots)")
+    if fmt == "swiss" and games != 1:
+        raise _fail(path, "games", "applies to round-robin only (a swiss plays one deal per table per round)")
     if min_seats is not None and (min_seats > seats or min_seats < game.min_players):
         raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
     points = _int(path, data, "points", 1)
@@ -211,7 +216,8 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
         raise _fail(path, "variants", "must be a list of variant names")
     try:
-        game.check_config(GameConfig(players=seats, variants=tuple(variants), points=points))
+        for size in sorted({seats, min_seats or seats}):  # a swiss may seat min_seats at a table
+            game.check_config(GameConfig(players=size, variants=tuple(variants), points=points))
     except GameError as exc:
         raise _fail(path, "variants", str(exc)) from None
 

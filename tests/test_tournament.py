@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -9,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,8 @@ def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, ext
         ('name = "x"\ngame = "reactor"\nseats = 2\n[time]\ndecision = -5\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "time.decision"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmemory_mb = "lots"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "sandbox.memory_mb"),
         ('name = "x"\ngame = "reactor"\nfaults_to_disqualify = 0\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "faults_to_disqualify"),
+        ('name = "x"\ngame = "reactor"\nformat = "swiss"\ngames = 5\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "games"),
+        ('name = "x"\ngame = "reactor"\nmin_seats = 2\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "min_seats"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[sandbox]\nmode = "loose"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "sandbox.mode"),
         ('name = "x"\ngame = "reactor"\nrounds = 3\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "rounds"),
         ('name = "x"\ngame = "reactor"\nconcurrent = 65\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "concurrent"),
@@ -154,6 +158,85 @@ def test_swiss_tournament_runs_and_resumes(tmp_path: Path) -> None:
         assert outcome.played == 6
         assert sum(r.games for r in outcome.leaderboard) == 18
         assert Tournament(spec, store, db).run(workers=1).played == 0
+
+
+def test_swiss_plays_its_short_tables_with_fewer_seats(tmp_path: Path) -> None:
+    """``min_seats``: 8 bots at 3-seat tables are two tables of 3 and one of 2 each round, and
+    the table of 2 plays 2-player games (it failed every round with '2 bots for 3 seats')."""
+    text = random_field(8, seats=3, extra='format = "swiss"\nrounds = 2\nrotations = false\nmin_seats = 2')
+    spec = load_tournament(write(tmp_path, text))
+    db = tmp_path / "s.db"
+    with Store(str(db)) as store:
+        outcome = Tournament(spec, store, db).run(workers=1)
+        assert outcome.errors == [] and outcome.played == 6
+        assert store.tournament("t").status == "finished"
+    sizes = sorted(len(seats) for seats in results_of(db).values())
+    assert sizes == [2, 2, 3, 3, 3, 3]
+
+
+def test_swiss_points_are_exact() -> None:
+    """Equal Swiss scores must be equal: 5th then 4th of 6 is worth what 6th then 3rd is (as
+    floats 0.2 + 0.4 != 0.0 + 0.6, which split equal scores by rounding noise)."""
+    from arena.tournament import place_points
+
+    six = place_points([1, 6, 5, 4, 3, 2])  # by seat
+    assert six == [1, 0, Fraction(1, 5), Fraction(2, 5), Fraction(3, 5), Fraction(4, 5)]
+    by_place = place_points([1, 2, 3, 4, 5, 6])
+    fifth, fourth, sixth, third = by_place[5 - 1], by_place[4 - 1], by_place[6 - 1], by_place[3 - 1]
+    assert (fifth, fourth, sixth, third) == (Fraction(1, 5), Fraction(2, 5), 0, Fraction(3, 5))
+    assert fifth + fourth == sixth + third
+    assert float(fifth) + float(fourth) != float(sixth) + float(third)  # what floats did
+    assert place_points([2, 1]) == [0, 1] and place_points([1, 1, 3]) == [1, 1, 0]  # a tie shares
+
+
+def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path, monkeypatch) -> None:
+    """A round with a failed match is not followed by the next: it would be paired on part of
+    the results, and a rerun would then mix two schedules.  The rerun finishes the round, goes on,
+    and ends where an uninterrupted run does."""
+    text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')
+    whole = tmp_path / "whole.db"
+    with Store(str(whole)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
+    db = tmp_path / "s.db"
+    real = Tournament._execute
+
+    def one_match_fails(self, pairings, workers, progress, on_progress, errors, cluster=None):
+        pairings = list(pairings)
+        if pairings[0].round == 1:
+            errors.append("match t/r1-t2 failed: (made up for the test)")
+            pairings = pairings[:1]
+        real(self, pairings, workers, progress, on_progress, errors, cluster)
+
+    with Store(str(db)) as store:
+        monkeypatch.setattr(Tournament, "_execute", one_match_fails)
+        first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        assert first.played == 1 and "swiss round 1 is incomplete" in first.errors[-1]
+        monkeypatch.setattr(Tournament, "_execute", real)
+        again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        assert again.errors == [] and (again.played, again.skipped) == (5, 1)
+    assert results_of(db) == results_of(whole)
+
+
+def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path, monkeypatch) -> None:
+    """Games stored under a pairing's id but played by other bots (a database made when a Swiss
+    went on after a failed round) are refused, not credited to the bots the schedule names now."""
+    import arena.tournament as tournament_module
+
+    text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
+    db = tmp_path / "s.db"
+    with Store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        real = tournament_module.swiss_round
+
+        def other_seats(*args, **kwargs):
+            plan = real(*args, **kwargs)
+            first = plan.pairings[0]
+            swapped = dataclasses.replace(first, seats=first.seats[::-1])
+            return dataclasses.replace(plan, pairings=(swapped, *plan.pairings[1:]))
+
+        monkeypatch.setattr(tournament_module, "swiss_round", other_seats)
+        with pytest.raises(ConfigError, match="do not follow its schedule"):
+            Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
 
 
 def test_worker_logs_reach_the_coordinator(tmp_path: Path) -> None:
