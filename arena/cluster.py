@@ -41,6 +41,7 @@ import hashlib
 import logging
 import os
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -191,10 +192,17 @@ def connect(address: str, workers: int) -> Iterator[Any]:
     """A Dask client for ``address`` (``"local"``: a new cluster of ``workers`` processes here,
     closed on exit).  A tournament holds one for all its rounds."""
     distributed = _distributed()
+    # Dask logs its start-up and shut-down at INFO (some 30 lines a run); the tournament's own
+    # output says what matters, and Dask's warnings and errors still show.
+    logging.getLogger("distributed").setLevel(logging.WARNING)
     cluster = None
     if address == "local":
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
+        # Ctrl-C reaches the whole process group: the worker processes are started with SIGINT
+        # ignored (they inherit it), so the coordinator alone handles it, closing the cluster,
+        # instead of every worker printing a traceback.
+        with _sigint_ignored():
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=None)
     try:
         try:
             client = distributed.Client(cluster if cluster is not None else address)
@@ -204,7 +212,23 @@ def connect(address: str, workers: int) -> Iterator[Any]:
             yield client
     finally:
         if cluster is not None:
+            # Closing cancels what is still running, which Dask reports as warnings: expected here.
+            logging.getLogger("distributed").setLevel(logging.ERROR)
             cluster.close()
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this block (outside the main thread, where it can not be changed, as is)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def execute_on_cluster(jobs: list[list[Task]], cluster: Any, workers: int, config: RefereeConfig,

@@ -158,3 +158,23 @@ def test_a_cluster_worker_keeps_its_tables_on_the_cpu_it_claimed(tmp_path: Path,
                 assert len(masks) == 1 and len(json.loads(masks.pop()[len("cpus="):])) == 1, log
     assert sorted(p.name for p in (tmp_path / f"arena-cpus-{os.getuid()}").iterdir()) == \
         [f"cpu-{c}.lock" for c in affinity.available_cpus()[:2]]  # two workers, two claims
+
+
+def test_a_local_cluster_is_quiet_and_leaves_ctrl_c_to_the_coordinator(tmp_path: Path) -> None:
+    """`arena run --cluster local -q` prints no Dask chatter (it printed some 30 INFO lines), and
+    its worker processes start with SIGINT ignored: a Ctrl-C to the terminal's process group is
+    the coordinator's to handle (it closes the cluster), not a traceback from every worker."""
+    import subprocess
+
+    from arena.cluster import _sigint_ignored
+
+    spec = write(tmp_path, random_field(3, games=2), "q.toml")
+    run = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(tmp_path / "q.db"),
+                          "--cluster", "local", "--workers", "2", "-q"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "distributed" not in run.stderr, run.stderr
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
+    with _sigint_ignored():
+        inside = subprocess.run(probe, capture_output=True, text=True).stdout
+    assert inside.strip() == "True"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
