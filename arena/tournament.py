@@ -159,9 +159,10 @@ class Tournament:
             stored = dict(existing.spec)
             version_ids = stored.pop("bot_versions", {})
             if stored != wanted:
+                differ = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
                 raise ConfigError(
-                    f"tournament {self.id!r} is already in this database with other settings; "
-                    "rename the tournament (field 'name') or use another --db"
+                    f"tournament {self.id!r} is already in this database with other settings "
+                    f"(different: {', '.join(differ)}); rename the tournament (field 'name') or use another --db"
                 )
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
         else:

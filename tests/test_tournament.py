@@ -104,7 +104,7 @@ def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     with Store(str(db)) as store:
         Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
-        with pytest.raises(ConfigError, match="rename the tournament"):
+        with pytest.raises(ConfigError, match=r"\(different: games\); rename the tournament"):
             Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
 
 
