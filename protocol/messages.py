@@ -490,6 +490,16 @@ def validate(msg: Any, allowed: Iterable[str] = MESSAGE_TYPES, *, use_fastjsonsc
 # -- the referee's side ------------------------------------------------------------------------
 
 
+def _malformed(frame: bytes | memoryview, exc: ValueError) -> str:
+    """Why a frame is not a message, in words a bot author can act on (orjson calls any bad
+    UTF-8 "surrogates not allowed")."""
+    try:
+        bytes(frame).decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"not UTF-8: byte 0x{bad.object[bad.start]:02x} at offset {bad.start} ({bad.reason})"
+    return f"not JSON: {exc}"
+
+
 def decode_bot_message(
     frame: bytes | memoryview, max_size: int = DEFAULT_MAX_MESSAGE_SIZE, expect: Iterable[str] = BOT_MESSAGES
 ) -> dict[str, Any]:
@@ -501,7 +511,7 @@ def decode_bot_message(
     try:
         msg = codec.loads(frame)
     except ValueError as exc:
-        raise ProtocolFault(FaultKind.MALFORMED, f"not UTF-8 JSON: {exc}") from None
+        raise ProtocolFault(FaultKind.MALFORMED, _malformed(frame, exc)) from None
     validate(msg, expect)
     return msg
 

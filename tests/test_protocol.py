@@ -279,6 +279,11 @@ def test_decode_bot_message_names_the_fault() -> None:
             decode_bot_message(frame)
         assert caught.value.kind is kind, frame[:40]
         assert caught.value.fault.message
+    # Bad bytes and bad JSON are told apart (orjson calls bad UTF-8 "surrogates not allowed").
+    with pytest.raises(ProtocolFault, match="^not UTF-8: byte 0x80 at offset 0 "):
+        decode_bot_message(b"\x80not utf-8")
+    with pytest.raises(ProtocolFault, match="^not JSON: "):
+        decode_bot_message(b"{not json}")
 
 
 def test_accept_hello_reports_a_version_mismatch() -> None:
