@@ -10,6 +10,8 @@ from arena.games import Game, GameConfig
 from arena.jsonio import dumps
 from arena.referee import MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
 
+STDERR_LINES = 5  # of a faulting bot's stderr, shown under its fault
+
 
 @dataclass(slots=True)
 class PlaySummary:
@@ -45,6 +47,8 @@ class PlaySummary:
         return dumps({"game": self.game, "bots": self.per_bot(), "games": games}).decode()
 
     def lines(self) -> list[str]:
+        """The human report: each game's places and faults (with the faulting bot's last
+        stderr lines), then a row per bot."""
         out = []
         for i, match in enumerate(self.matches):
             for g in match.games:
@@ -54,6 +58,9 @@ class PlaySummary:
                 out.append(f"match {i + 1} game {g.index + 1}: {ranking}")
                 for f in g.faults:
                     out.append(f"    fault: {self.bots[f.seat]} (seat {f.seat}) {f.kind}: {f.message}")
+                    # What the bot said last, often the traceback's last line: the quickest hint.
+                    tail = (g.logs.get(f.seat) or "").rstrip().splitlines()[-STDERR_LINES:]
+                    out.extend(f"      | {line}" for line in tail)
             out.append(f"match {i + 1} points: " + ", ".join(f"{self.bots[s]} {p}" for s, p in enumerate(match.scores)))
         out.append("")
         out.append(f"{'seat':<5}{'bot':<24}{'matches':>8}{'games':>7}{'wins':>6}{'mean place':>12}  faults")

@@ -303,6 +303,9 @@ def test_play_and_check(tmp_path: Path) -> None:
     text = ok("check", RANDOM, "--game", "powder-keg", "--sandbox", "none")
     assert text.startswith("OK: random_bot as a powder-keg bot")
     assert "games at once: 16 offered, so its self-play games were interleaved; requests and answers in batches" in text
+    crash = runner.invoke(app, ["play", "reactor", str(ROOT / "tests/bots/zoo_crash_start.py"), RANDOM, "--sandbox", "none"])
+    assert crash.exit_code == 0 and "fault: zoo_crash_start (seat 0) startup" in crash.output
+    assert "      | zoo_crash_start: giving up at once" in crash.output  # its last stderr lines, under the fault
     bad = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_illegal.py"), "--game", "reactor", "--sandbox", "none"])
     assert bad.exit_code == 1 and "FAILED" in bad.output and "fault: illegal" in bad.output
     assert "games at once: 1 offered" in bad.output and "batches" not in bad.output
