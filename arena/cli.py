@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -232,7 +233,7 @@ def _store(db: Path, *, create: bool = False):
     if not create and not db.exists():
         raise UsageError(f"no database at {db} (check --db; `arena run` and `arena bots add` create one)")
     try:
-        return Store(str(db))
+        return Store(str(db), readonly=not create)
     except StorageError as exc:  # not a file arena can use: a bad --db
         raise UsageError(str(exc)) from None
 
@@ -368,7 +369,7 @@ def run(
 
     Example: arena run tournaments/quickstart-reactor.toml --workers 2
     """
-    from arena.errors import ConfigError
+    from arena.errors import ConfigError, StorageError
     from arena.progress import ProgressBar
     from arena.ratings import format_table
     from arena.tournament import Tournament
@@ -401,12 +402,16 @@ def run(
             typer.echo(f"interrupted: the games finished so far are stored in {db}; "
                        "run the same command again to play the rest", err=True)
             raise typer.Exit(130) from None
+        except StorageError as exc:  # the store stopped taking games (a full disk, say)
+            bar.close()
+            raise StorageError(f"{exc}. The games finished before are stored: fix this, then run the "
+                               "same command again to play the rest") from None
         bar.close()
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}", err=to_stderr)
     for error in outcome.errors:
         typer.echo(f"error: {error}", err=True)
-    typer.echo(format_table(outcome.leaderboard, fmt))
+    typer.echo(format_table(outcome.leaderboard, fmt).rstrip("\n"))  # echo adds the last newline
     if outcome.errors:
         raise typer.Exit(1)
 
@@ -461,11 +466,11 @@ def ratings(
         if fmt == "table":
             typer.echo(hint)
         else:  # data formats: an empty table on stdout, the hint on stderr
-            typer.echo(rating.format_table([], fmt))
+            typer.echo(rating.format_table([], fmt).rstrip("\n"))
             typer.echo(hint, err=True)
         return
     table = rating.rate(outcomes, rating.make_env())
-    typer.echo(rating.format_table(rating.leaderboard(table, outcomes, faults), fmt))
+    typer.echo(rating.format_table(rating.leaderboard(table, outcomes, faults), fmt).rstrip("\n"))
 
 
 def _check_tournament(store, tournament: str | None) -> None:
@@ -619,6 +624,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except (ArenaError, GameError) as exc:
         typer.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except sqlite3.DatabaseError as exc:  # a damaged or unreadable database found while reading it
+        typer.echo(f"error: the database could not be read ({exc}); check it with `sqlite3 FILE "
+                   "'PRAGMA integrity_check'`, or pass another --db", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)

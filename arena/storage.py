@@ -28,7 +28,9 @@ the same dict.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 import orjson
 from sqlite_utils import Database
@@ -384,10 +387,30 @@ def _canonical(value: Any) -> bytes:
 # --- the store ----------------------------------------------------------------------------
 
 
+def _sidecar(path: str, suffix: str) -> Path:
+    """A lock file beside the database (never the database itself: closing any other descriptor
+    of that file would drop SQLite's own POSIX locks)."""
+    db = Path(path)
+    return db.with_name(f".{db.name}.{suffix}")
+
+
+@contextmanager
+def _file_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
+    """An exclusive ``flock`` on ``path`` for the block (``wait=False``: BlockingIOError if held)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 class Store:
     """The arena database.  ``Store(":memory:")`` or ``Store(memory=True)`` for tests."""
 
-    def __init__(self, path: str | Path = DEFAULT_PATH, *, memory: bool = False) -> None:
+    def __init__(self, path: str | Path = DEFAULT_PATH, *, memory: bool = False, readonly: bool = False) -> None:
+        """``readonly``: open an existing arena database for reading only (no schema change, no
+        WAL switch; a file that is not an arena database is refused, never converted)."""
         self.path = ":memory:" if memory or str(path) == ":memory:" else str(path)
         try:
             if self.path == ":memory:":
@@ -395,22 +418,70 @@ class Store:
             else:
                 if Path(self.path).is_dir():
                     raise StorageError(f"{self.path} is a directory; give a database file such as {DEFAULT_PATH}")
-                self.db = Database(self.path)
+                if readonly:
+                    uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
+                    self.db = Database(sqlite3.connect(uri, uri=True, check_same_thread=False))
+                else:
+                    self.db = Database(self.path)
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.db.execute("PRAGMA foreign_keys = ON")
-            if self.path != ":memory:":
-                self.db.enable_wal()
-                self.db.execute("PRAGMA synchronous = NORMAL")
-                # The coordinator mostly appends; a small page cache keeps its memory flat over a
-                # long tournament (the default 2 MB fills slowly and looks like a leak).
-                self.db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
-            self._migrate()
-        except sqlite3.DatabaseError as e:
+            if readonly:
+                self._check_readable()
+            elif self.path != ":memory:":
+                # Two processes opening a new (or older) file at once would both create (or
+                # upgrade) its schema: one at a time.
+                with _file_lock(_sidecar(self.path, "lock")):
+                    self.db.enable_wal()
+                    self.db.execute("PRAGMA synchronous = NORMAL")
+                    # The coordinator mostly appends; a small page cache keeps its memory flat over a
+                    # long tournament (the default 2 MB fills slowly and looks like a leak).
+                    self.db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
+                    self._migrate()
+            else:
+                self._migrate()
+        except (sqlite3.DatabaseError, StorageError, OSError) as e:
             if hasattr(self, "db"):
                 self.db.close()
+            if isinstance(e, StorageError):
+                raise
+            if isinstance(e, OSError):  # its lock file could not be made: the folder is not writable
+                raise StorageError(f"cannot write beside {self.path} ({e.strerror}); check the folder's "
+                                   "permissions, or pass another database file") from e
             raise StorageError(
                 f"cannot open {self.path} as an arena database ({e}); check the path, or pass another database file"
             ) from e
+
+    def _check_readable(self) -> None:
+        """A read-only open: the file must already hold an arena schema this code knows."""
+        if "_sqlite_migrations" not in self.db.table_names():
+            raise StorageError(f"{self.path} is not an arena database (no arena tables in it)")
+        known = {step.__name__ for step in STEPS}
+        applied = [m.name for m in _migrations().applied(self.db)]
+        unknown = [name for name in applied if name not in known]
+        if unknown:
+            raise StorageError(
+                f"{self.path} was written by a newer arena (schema step {unknown[0]!r} is unknown here); "
+                "upgrade arena to open it"
+            )
+        if not applied:
+            raise StorageError(f"{self.path} is not an arena database (no arena schema applied)")
+
+    @contextmanager
+    def running(self, tournament: str) -> Iterator[None]:
+        """Hold the right to play ``tournament`` on this database: a second run of it at the same
+        time (which would play its matches twice and store games after a match was over) is
+        refused.  The lock dies with the process, however it ends."""
+        if self.path == ":memory:":
+            yield
+            return
+        try:
+            with _file_lock(_sidecar(self.path, f"{tournament}.lock"), wait=False):
+                yield
+        except BlockingIOError:
+            raise StorageError(
+                f"tournament {tournament!r} is already being played on {self.path} by another process; "
+                "wait for it to end (or stop it), then run the same command again"
+            ) from None
 
     def _migrate(self) -> None:
         migrations = _migrations()
@@ -457,9 +528,12 @@ class Store:
         try:
             yield
             self.db.conn.execute("COMMIT")
-        except BaseException:
+        except BaseException as e:
             if self.db.conn.in_transaction:
                 self.db.conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.IntegrityError):
+                # A full disk, a read-only file, a damaged page: nothing of this write was kept.
+                raise StorageError(f"cannot write to {self.path} ({e}); nothing of this write was kept") from e
             raise
 
     def _one(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> dict[str, Any] | None:

@@ -232,6 +232,7 @@ class Tournament:
         progress = Progress()
         errors: list[str] = []
         with contextlib.ExitStack() as stack:
+            stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
             @functools.cache
             def client() -> Any:
                 """The cluster's client, connected when first needed and kept for every round."""
@@ -419,6 +420,8 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
                     [MatchPlan(task.seed, task.match_id, tuple(task.done)) for task in tasks],
                     on_game=lambda number, report, tasks=tasks: emit("game", (tasks[number], report)),
                     on_match=on_match)
+            except StorageError:
+                raise  # the store can not take games (disk full, say): stop, a rerun resumes
             except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
                 log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
                 for number, task in enumerate(tasks):

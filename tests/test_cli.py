@@ -371,3 +371,28 @@ def test_replay_of_a_tampered_record_is_a_one_line_error(tmp_path: Path) -> None
     assert done.returncode == 1
     assert done.stderr.startswith("error: ") and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_damaged_database_is_a_one_line_error(tmp_path: Path) -> None:
+    """A page of the games table overwritten: reading it is one error line, not a traceback."""
+    db = tmp_path / "d.db"
+    ok("run", str(random_tournament(tmp_path, "d", bots=3, seats=3)), "--db", str(db), "--quiet")
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'games'").fetchone()[0]
+    with open(db, "r+b") as fh:
+        fh.seek((root - 1) * page_size)
+        fh.write(b"\x13" * page_size)
+    one_line_error(arena("games", "--db", str(db)), 1, "could not be read", "malformed")
+
+
+def test_data_formats_end_with_one_newline(tmp_path: Path) -> None:
+    """csv/json/markdown on stdout end with exactly one newline (csv.reader saw an empty last row)."""
+    db = str(tmp_path / "f.db")
+    ok("run", str(random_tournament(tmp_path, "f", bots=3, seats=3)), "--db", db, "--quiet")
+    for fmt in ("csv", "json", "markdown", "table"):
+        out = arena("ratings", "--db", db, "--format", fmt).stdout
+        assert out.endswith("\n") and not out.endswith("\n\n"), (fmt, out[-20:])
+    rows = list(csv.reader(io.StringIO(arena("ratings", "--db", db, "--format", "csv").stdout)))
+    assert all(rows) and len(rows) == 4

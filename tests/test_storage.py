@@ -610,3 +610,60 @@ def test_kill_9_leaves_whole_games_or_nothing(tmp_path):
         # And the store takes up where the writer stopped.
         bots = [s.bot(f"bot{i}") for i in range(3)]
         assert add(s, f"g{len(played)}", bots, [1, 2, 3], tournament="t")
+
+
+def test_a_read_only_open_changes_nothing_and_refuses_other_files(tmp_path):
+    """Read-only commands must not turn a stray SQLite file (or an empty one) into an arena
+    database, nor switch its journal mode; a real arena database reads fine."""
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE foo (x)")
+    before = other.read_bytes()
+    with pytest.raises(StorageError, match="not an arena database"):
+        Store(str(other), readonly=True)
+    assert other.read_bytes() == before
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    with pytest.raises(StorageError, match="not an arena database"):
+        Store(str(empty), readonly=True)
+    assert empty.read_bytes() == b""
+    real = tmp_path / "arena.db"
+    Store(str(real)).close()
+    with Store(str(real), readonly=True) as store:
+        assert store.tournaments() == [] and store.schema_version == len(storage.STEPS)
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.db.execute("CREATE TABLE bar (x)")
+
+
+def _open_store(path: str) -> str:
+    try:
+        Store(path).close()
+        return "ok"
+    except Exception as exc:  # noqa: BLE001 - reported to the test
+        return f"{type(exc).__name__}: {exc}"
+
+
+def test_processes_opening_a_new_file_at_once_make_its_schema_once(tmp_path):
+    """Two runs started together on a new --db raced to create the schema ('table bots already
+    exists', 'database is locked'); opening is now one process at a time."""
+    import multiprocessing
+
+    for attempt in range(3):
+        path = str(tmp_path / f"new{attempt}.db")
+        with multiprocessing.get_context("fork").Pool(4) as pool:
+            assert pool.map(_open_store, [path] * 4) == ["ok"] * 4
+        with Store(path) as store:
+            assert store.schema_version == len(storage.STEPS)
+
+
+def test_a_write_that_does_not_fit_is_a_storage_error_and_keeps_nothing(tmp_path):
+    """A full disk (here: SQLite's page limit) is a StorageError saying nothing was kept, not a
+    raw sqlite3 error; the database stays whole."""
+    path = tmp_path / "full.db"
+    with Store(str(path)) as store:
+        pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+        store.db.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(StorageError, match="full.*nothing of this write was kept"):
+            store.start_tournament("t", "t", "reactor", {"padding": "x" * 100_000}, "1")
+        assert store.tournaments() == []
+        assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -457,3 +457,42 @@ def test_ratings_are_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
     assert histories[0] == histories[1]
     if commits[0] == commits[1]:
         pytest.skip("both runs committed the games in the same order: nothing was compared")  # not seen so far
+
+
+def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path) -> None:
+    """Two runs of one tournament on one database would play its matches twice and store games
+    after a match was over; the second is refused while the first holds the tournament."""
+    from arena.errors import StorageError
+
+    spec = load_tournament(write(tmp_path, random_field(3)))
+    db = tmp_path / "a.db"
+    with Store(str(db)) as first, first.running("t"):
+        with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
+            Tournament(spec, second, db).run(workers=1)
+    with Store(str(db)) as store:  # once the first is over, the tournament can be played
+        assert Tournament(spec, store, db).run(workers=1).errors == []
+
+
+def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_path: Path) -> None:
+    """A full disk (SQLite's page limit here) ends the run with one StorageError instead of
+    playing and dropping every remaining match; after room is made, the rerun plays the rest
+    and the results equal an uninterrupted run's."""
+    from arena.errors import StorageError
+
+    text = random_field(4, games=3)
+    whole = tmp_path / "whole.db"
+    with Store(str(whole)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
+    db = tmp_path / "full.db"
+    with Store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+        store.db.execute(f"PRAGMA max_page_count = {pages + 12}")
+        with pytest.raises(StorageError, match="full"):
+            tournament.run(workers=1)
+        kept = store.db.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert 0 < kept < len(results_of(whole))
+    with Store(str(db)) as store:
+        again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        assert again.errors == [] and again.skipped == kept
+    assert results_of(db) == results_of(whole)
