@@ -458,8 +458,9 @@ def ratings(
     game = _game_filter(game)
     with _store(db) as store:
         _check_tournament(store, tournament)
-        rows = store.results(tournament=tournament, game=game)
-        faults = store.fault_counts(tournament=tournament, game=game)
+        with store.snapshot():  # results and faults of the same games, while a run may write
+            rows = store.results(tournament=tournament, game=game)
+            faults = store.fault_counts(tournament=tournament, game=game)
     outcomes = rating.outcomes_from_results(rows)
     if not outcomes:
         hint = "no rated games yet; run a tournament with `arena run FILE`"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.errors import UnknownBot
+from arena.errors import StorageError, UnknownBot
 from arena.referee import BotSpec
 from arena.storage import BotVersion, Store
 
@@ -76,11 +76,15 @@ def runnable(name: str, filename: str, content: Callable[[], bytes], command: Se
     bot, only if that directory exists here."""
     target = folder / filename
     if not target.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = folder / f"{filename}.{os.getpid()}-{threading.get_ident()}.part"
-        partial.write_bytes(content())
-        os.chmod(partial, 0o755 if list(command) == ["{file}"] else 0o644)
-        partial.replace(target)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = folder / f"{filename}.{os.getpid()}-{threading.get_ident()}.part"
+            partial.write_bytes(content())
+            os.chmod(partial, 0o755 if list(command) == ["{file}"] else 0o644)
+            partial.replace(target)
+        except OSError as exc:
+            raise StorageError(f"cannot write bot {name!r} to {folder} ({exc.strerror or exc}): the bots of a "
+                               f"database are run from a folder {folder.parent.name} beside it") from None
     for directory in (folder.parent, folder):
         os.chmod(directory, 0o755)  # the bot's own uid must read its file
     argv: list[str] = []

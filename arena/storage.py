@@ -516,6 +516,18 @@ class Store:
         return self.db.journal_mode
 
     @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads in this block all see one state of the database, even while a run writes to it
+        (WAL readers keep the snapshot their transaction began with)."""
+        self.db.conn.execute("BEGIN")
+        try:
+            self.db.conn.execute("SELECT 1 FROM games LIMIT 1").fetchall()  # the snapshot starts here
+            yield
+        finally:
+            if self.db.conn.in_transaction:
+                self.db.conn.execute("COMMIT")
+
+    @contextmanager
     def _write(self) -> Iterator[None]:
         """One write transaction.  IMMEDIATE takes the write lock up front, so a concurrent
         writer waits (busy_timeout) instead of failing half-way through."""

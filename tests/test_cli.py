@@ -396,3 +396,12 @@ def test_data_formats_end_with_one_newline(tmp_path: Path) -> None:
         assert out.endswith("\n") and not out.endswith("\n\n"), (fmt, out[-20:])
     rows = list(csv.reader(io.StringIO(arena("ratings", "--db", db, "--format", "csv").stdout)))
     assert all(rows) and len(rows) == 4
+
+
+def test_a_bot_folder_that_can_not_be_made_is_a_one_line_error(tmp_path: Path) -> None:
+    """Stored bots are written out to .arena-bots beside the database; when that name is taken
+    by a file, the run says so in one line (it was a NotADirectoryError traceback)."""
+    (tmp_path / ".arena-bots").write_text("in the way")
+    db = str(tmp_path / "b.db")
+    one_line_error(arena("run", str(random_tournament(tmp_path, "b")), "--db", db, "--quiet"), 1,
+                   "cannot write bot", ".arena-bots")

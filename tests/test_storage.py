@@ -667,3 +667,14 @@ def test_a_write_that_does_not_fit_is_a_storage_error_and_keeps_nothing(tmp_path
             store.start_tournament("t", "t", "reactor", {"padding": "x" * 100_000}, "1")
         assert store.tournaments() == []
         assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_snapshot_does_not_see_a_write_made_during_it(tmp_path):
+    """`arena ratings` reads results and fault counts in one snapshot: a game a run commits in
+    between is in neither or in both."""
+    path = str(tmp_path / "s.db")
+    with Store(path) as writer, Store(path, readonly=True) as reader:
+        with reader.snapshot():
+            writer.start_tournament("t", "t", "reactor", {}, "1")
+            assert reader.tournaments() == []
+        assert [t.id for t in reader.tournaments()] == ["t"]
