@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import itertools
 import logging
 import math
@@ -131,6 +132,13 @@ def place_points(places: Iterable[int]) -> list[Fraction]:
     return [Fraction(n - place, n - 1) for place in places]
 
 
+def _without_paths(key: str, value: Any) -> Any:
+    """A stored spec's value as compared on resume: the bots' entries by name only."""
+    if key == "bots" and isinstance(value, list):
+        return [{k: v for k, v in entry.items() if k != "path"} for entry in value]
+    return value
+
+
 def table_config(config: GameConfig, seats: int) -> GameConfig:
     """The game config of a table of ``seats`` (a Swiss may seat fewer than the tournament's
     ``seats`` at a table, within ``min_seats``)."""
@@ -158,13 +166,24 @@ class Tournament:
         if existing is not None:
             stored = dict(existing.spec)
             version_ids = stored.pop("bot_versions", {})
-            if stored != wanted:
-                differ = sorted(k for k in stored.keys() | wanted.keys() if stored.get(k) != wanted.get(k))
+            # Bots are compared by name here and by content below, not by path: a project moved
+            # or copied elsewhere still resumes its tournament.
+            differ = sorted(k for k in stored.keys() | wanted.keys()
+                            if _without_paths(k, stored.get(k)) != _without_paths(k, wanted.get(k)))
+            if differ:
                 raise ConfigError(
                     f"tournament {self.id!r} is already in this database with other settings "
                     f"(different: {', '.join(differ)}); rename the tournament (field 'name') or use another --db"
                 )
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
+            for entry in self.spec.bots:
+                if entry.path is not None and Path(entry.path).is_file():
+                    sha = hashlib.sha256(Path(entry.path).read_bytes()).hexdigest()
+                    if sha != versions[entry.name].sha256:
+                        log.warning("bot %r (%s) changed since tournament %r began; the tournament goes on with "
+                                    "the version it began with (version %d, stored in the database); rename the "
+                                    "tournament to play the new one", entry.name, entry.path, self.id,
+                                    versions[entry.name].version)
         else:
             versions = {}
             for entry in self.spec.bots:

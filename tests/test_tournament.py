@@ -496,3 +496,28 @@ def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_
         again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
         assert again.errors == [] and again.skipped == kept
     assert results_of(db) == results_of(whole)
+
+
+def test_a_moved_project_resumes_and_a_changed_bot_keeps_its_stored_version(tmp_path: Path, caplog) -> None:
+    """Bots are held to their content, not their path: the same tournament file and bots copied
+    to another folder resume (they were refused as 'other settings'); a bot whose file changed
+    since the tournament began plays on in its stored version, with a warning that says so."""
+    import shutil
+
+    def field(folder: Path) -> Path:
+        folder.mkdir()
+        shutil.copy(RANDOM, folder / "bot.py")
+        bots = "".join(f'[[bots]]\nname = "r{i}"\npath = "bot.py"\n' for i in range(3))
+        return write(folder, f'name = "m"\ngame = "reactor"\nseats = 3\nseed = 5\n[sandbox]\nmode = "none"\n{bots}')
+
+    here, there = field(tmp_path / "here"), field(tmp_path / "there")
+    db = tmp_path / "m.db"
+    with Store(str(db)) as store:
+        assert Tournament(load_tournament(here), store, db).run(workers=1).played == 3
+        assert Tournament(load_tournament(there), store, db).run(workers=1).skipped == 3
+        (tmp_path / "there" / "bot.py").write_text(RANDOM.read_text() + "\n# changed\n")
+        with caplog.at_level("WARNING", logger="arena.tournament"):
+            tournament = Tournament(load_tournament(there), store, db)
+        assert "bot 'r0'" in caplog.text and "goes on with the version it began with (version 1" in caplog.text
+        assert tournament.run(workers=1).skipped == 3
+        assert store.bot("r0").version == 1  # the changed file was not registered as a new version
