@@ -61,9 +61,15 @@ def replay_lines(record: dict[str, Any]) -> Iterator[str]:
            + (f"; variants: {', '.join(config['variants'])}" if config.get("variants") else ""))
     shown = 0
     state = None
+    # Absent seats leave together (one step of the engine): their lines first, then the events.
+    absent_left = sum(1 for d in record["decisions"] if d["action"].get("absent"))
     for entry, state in replay_steps(game, record):
         if entry is not None:
             yield describe_action(entry, names)
+            if entry["action"].get("absent"):
+                absent_left -= 1
+                if absent_left:
+                    continue
         for event in state.log[shown:]:
             yield "   " + describe_event(event, names)
         shown = len(state.log)
