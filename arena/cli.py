@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -429,15 +428,10 @@ def _sigint_here_only() -> Iterator[None]:
             raise SystemExit(130)
         raise KeyboardInterrupt
 
-    try:
-        previous = signal.signal(signal.SIGINT, handle)
-    except ValueError:  # not the main thread: leave signals alone
+    from arena.signals import sigint
+
+    with sigint(handle):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @app.command()

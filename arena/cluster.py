@@ -57,6 +57,7 @@ from arena.errors import ArenaError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
 from arena.registry import runnable
+from arena.signals import sigint
 from arena.tournament import Task, play_job
 
 log = logging.getLogger("arena.cluster")
@@ -200,7 +201,7 @@ def connect(address: str, workers: int) -> Iterator[Any]:
         # Ctrl-C reaches the whole process group: the worker processes are started with SIGINT
         # ignored (they inherit it), so the coordinator alone handles it, closing the cluster,
         # instead of every worker printing a traceback.
-        with _sigint_ignored():
+        with sigint(signal.SIG_IGN):
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                dashboard_address=None)
     try:
@@ -215,20 +216,6 @@ def connect(address: str, workers: int) -> Iterator[Any]:
             # Closing cancels what is still running, which Dask reports as warnings: expected here.
             logging.getLogger("distributed").setLevel(logging.ERROR)
             cluster.close()
-
-
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored in this block (outside the main thread, where it can not be changed, as is)."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def execute_on_cluster(jobs: list[list[Task]], cluster: Any, workers: int, config: RefereeConfig,

@@ -166,7 +166,7 @@ def test_a_local_cluster_is_quiet_and_leaves_ctrl_c_to_the_coordinator(tmp_path:
     the coordinator's to handle (it closes the cluster), not a traceback from every worker."""
     import subprocess
 
-    from arena.cluster import _sigint_ignored
+    from arena.signals import sigint
 
     spec = write(tmp_path, random_field(3, games=2), "q.toml")
     run = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(tmp_path / "q.db"),
@@ -174,7 +174,7 @@ def test_a_local_cluster_is_quiet_and_leaves_ctrl_c_to_the_coordinator(tmp_path:
     assert run.returncode == 0, run.stderr
     assert "distributed" not in run.stderr, run.stderr
     probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
-    with _sigint_ignored():
+    with sigint(signal.SIG_IGN):
         inside = subprocess.run(probe, capture_output=True, text=True).stdout
     assert inside.strip() == "True"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
