@@ -108,7 +108,7 @@ class Limits:
     file_size_mb: int = 16  # RLIMIT_FSIZE
     open_files: int = 256  # RLIMIT_NOFILE
     stderr_bytes: int = 64 * 1024  # tail of stderr kept in memory
-    tmp_mb: int = 64  # size of the private /tmp (bwrap only)
+    tmp_mb: int = 64  # size of the private /tmp and of the working directory, each (bwrap only)
 
 
 class SandboxError(ArenaError):
@@ -689,7 +689,9 @@ def _bwrap_command(
             cmd += ["--perms", "0755", "--dir", parent]  # bwrap would make it 0700
         cmd += ["--ro-bind-try", f, f]
     cmd += ["--proc", "/proc", "--dev", "/dev"]
-    cmd += ["--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp"]
+    # The bot's only writable space (besides its socket): /tmp and its working directory, each a
+    # tmpfs of tmp_mb, so that no number of files can fill the host's disk.
+    cmd += ["--perms", "01777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp"]
     binds = {p: "--ro-bind" for p in ro} | {p: "--bind" for p in rw}
     # Trees that hold the host's directories (parents inside them exist), and empty
     # directories made so far (their children do not).
@@ -707,6 +709,7 @@ def _bwrap_command(
         cmd += [binds[path], str(path), str(path)]
         if path.is_dir():
             host_trees.append(path)
+    cmd += ["--perms", "0777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", str(workdir)]
     cmd += ["--chdir", str(workdir), "--clearenv"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
@@ -787,7 +790,7 @@ def start_bot(
             ro += [Path(os.path.realpath(executable))]
             prefix = _bwrap_command(
                 ro=[p for p in ro if p.exists()],
-                rw=[workdir, endpoint_dir],
+                rw=[endpoint_dir],  # the working directory is a tmpfs of its own
                 workdir=workdir,
                 env=bot_env,
                 limits=limits,

@@ -211,6 +211,21 @@ def test_files_outside_expose_are_invisible(endpoint_dir: Path, tmp_path: Path) 
 
 
 @needs_bwrap
+def test_many_files_can_not_fill_the_disk(endpoint_dir: Path) -> None:
+    """The file size limit is per file; the working directory and /tmp are each a tmpfs of
+    tmp_mb, so many files stop there (ENOSPC) and nothing lands on the host's disk (a bot wrote
+    2 GB into a host folder before)."""
+    bot = start(endpoint_dir, "strict", "sandbox_fill.py", limits=Limits(tmp_mb=24, file_size_mb=16))
+    err = wait_for(bot, "done")
+    for where in (".", "/tmp"):
+        line = next(x for x in err.splitlines() if x.startswith(f"{where}: "))
+        assert "errno=28" in line, err  # ENOSPC
+        assert int(line.split("written=")[1]) <= 24 * 1024 * 1024, err
+    assert bot.workdir is not None and not any(bot.workdir.iterdir())  # the host folder stayed empty
+    stop_and_check(bot)
+
+
+@needs_bwrap
 def test_huge_file_is_cut_by_the_file_size_limit(endpoint_dir: Path) -> None:
     bot = start(endpoint_dir, "strict", "sandbox_bigfile.py", limits=Limits(file_size_mb=4))
     err = wait_for(bot, "size=")
@@ -257,8 +272,13 @@ def test_cwd_is_private_and_writable(mode: str, endpoint_dir: Path) -> None:
     report = json_report(bot)
     assert report["cwd"] == str(bot.workdir)
     assert report["writable"]
-    assert report["cwd_mode"] == 0o700
-    assert report["uid"] == report["cwd_uid"] == bot.uid
+    if mode == "strict":
+        # A tmpfs of its own (size-limited), seen only in the bot's mount namespace: open to the
+        # bot's uid, invisible to everyone else.
+        assert report["cwd_mode"] == 0o777 and report["uid"] == bot.uid
+    else:
+        assert report["cwd_mode"] == 0o700
+        assert report["uid"] == report["cwd_uid"] == bot.uid
     if mode == "strict":
         assert report["visible_pids"] <= 3  # its own pid namespace: bwrap's init and itself
     assert (endpoint_dir.stat().st_uid, endpoint_dir.stat().st_mode & 0o777) == (bot.uid, 0o700)
