@@ -72,8 +72,15 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     seats = players or game.min_players
     bots = [BotSpec(spec.name, spec.command, spec.expose) for _ in range(seats)]
     plans = [MatchPlan(f"{seed}:{m}", f"check{m}") for m in range(MATCHES)]
+    configs = [GameConfig(players=seats, points=1)]
+    if game.variants:  # the same matches again with every variant on: a bot must handle them too
+        configs.append(GameConfig(players=seats, points=1, variants=tuple(game.variants)))
+    reports = []
     with Referee(config) as referee, referee.session() as session:
-        reports = session.play_matches(game, GameConfig(players=seats, points=1), bots, plans)
+        for number, game_config in enumerate(configs):
+            reports += session.play_matches(
+                game, game_config, bots,
+                [MatchPlan(p.seed, f"{p.match_id}-{number}" if number else p.match_id) for p in plans])
     report = reports[0]
     played = [g for r in reports for g in r.games]
     times = [d["ms"] for g in played for d in g.record["decisions"] if "ms" in d]
@@ -87,7 +94,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         problems.append(f"start-up took {max(started)} ms (limit {config.limits.startup_ms} ms)")
     if not times and not faults:
         problems.append("the bot was never asked a decision (every decision had a single legal action)")
-    logs = "".join(g.logs.get(0, "") for g in played)
+    logs = "".join(text for g in played for _, text in sorted(g.logs.items()))  # any seat's: any may fault
     return CheckReport(
         bot=spec.name,
         game=game.name,

@@ -405,3 +405,14 @@ def test_a_bot_folder_that_can_not_be_made_is_a_one_line_error(tmp_path: Path) -
     db = str(tmp_path / "b.db")
     one_line_error(arena("run", str(random_tournament(tmp_path, "b")), "--db", db, "--quiet"), 1,
                    "cannot write bot", ".arena-bots")
+
+
+def test_check_plays_the_variants_and_shows_any_seats_stderr() -> None:
+    """`arena check` passed a Powder Keg bot that fails with any variant on (it never played
+    one), and showed only seat 0's stderr, so a bot failing in seat 1 showed no traceback."""
+    variant = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_variant.py"), "--game", "powder-keg",
+                                  "--sandbox", "none"])
+    assert variant.exit_code == 1 and "FAILED" in variant.output and "VARIANT BUG" in variant.output
+    seat1 = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_seat1.py"), "--game", "reactor",
+                                "--sandbox", "none"])
+    assert seat1.exit_code == 1 and "fault: crash (seat 1)" in seat1.output and "SEAT1 BUG" in seat1.output
