@@ -48,10 +48,11 @@ import time
 import warnings
 import weakref
 from dataclasses import dataclass
-
-from arena.errors import ArenaError
 from pathlib import Path
 from typing import Literal
+
+from arena import cgroups
+from arena.errors import ArenaError
 
 __all__ = [
     "BotProcess",
@@ -422,8 +423,10 @@ class BotProcess:
         workdir: Path,
         limits: Limits,
         name: str,
+        group: cgroups.BotGroup | None = None,
     ) -> None:
         self.pid = popen.pid
+        self.group = group  # its cgroup, when the machine offers one
         self.uid = lease.uid if lease else None
         self.sandboxed = sandboxed
         self.workdir = workdir
@@ -568,6 +571,8 @@ class BotProcess:
         if self._popen.stderr is not None and not self._reader.is_alive():
             self._popen.stderr.close()
         _remove_tree(self.workdir)
+        if self.group is not None and self._lease is not None:  # empty once the uid's processes are gone
+            self.group.remove()
         if self._lease is not None:
             self._lease.release()
 
@@ -765,6 +770,7 @@ def start_bot(
     lease = _lease_uid() if run_as_root else None
     uid = lease.uid if lease else None
     workdir: Path | None = None
+    group: cgroups.BotGroup | None = None
     try:
         workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-"))
         _own(workdir, uid)
@@ -784,6 +790,12 @@ def start_bot(
             bot_env["PYTHONPATH"] = python_path
         bot_env |= env or {}
 
+        join: list[str] = []
+        if uid is not None:
+            group = _bot_group(uid, limits)
+            if group is not None:
+                join = group.join_command()
+
         inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
         if use_bwrap:
             ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
@@ -799,7 +811,7 @@ def start_bot(
         else:
             prefix, cwd = [], str(workdir)
         popen = subprocess.Popen(
-            [*prefix, *inner, str(executable), *argv[1:]],
+            [*join, *prefix, *inner, str(executable), *argv[1:]],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -810,12 +822,31 @@ def start_bot(
     except BaseException:
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
+        if group is not None:
+            group.remove()
         if lease is not None:
             lease.release()
         raise
     return BotProcess(
-        popen, lease=lease, sandboxed=use_bwrap, workdir=workdir, limits=limits, name=name
+        popen, lease=lease, sandboxed=use_bwrap, workdir=workdir, limits=limits, name=name, group=group
     )
+
+
+def _bot_group(uid: int, limits: Limits) -> cgroups.BotGroup | None:
+    """The bot's cgroup (its memory and processes bounded as a whole), or None with a warning
+    once when this machine does not offer one."""
+    why = cgroups.available()
+    if why is None:
+        try:
+            return cgroups.make(uid, limits.memory_mb * _MB, limits.processes)
+        except OSError as exc:
+            why = f"the kernel refused a cgroup ({exc})"
+    with _warned_lock:  # once per process, in the log: the sandbox itself still holds
+        if "cgroups" not in _warned:
+            _warned.add("cgroups")
+            log.warning("no cgroup per bot: %s; each bot process is bounded on its own (%d MB), "
+                        "not the bot as a whole", why, limits.memory_mb)
+    return None
 
 
 def _own(path: Path, uid: int | None, mode: int = 0o700) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from arena import sandbox
+from arena import cgroups, sandbox
 from arena.sandbox import (
     BotProcess,
     Limits,
@@ -146,6 +146,22 @@ def test_unbounded_memory_hits_the_memory_limit(endpoint_dir: Path) -> None:
     assert "MemoryError after" in err
     assert int(err.split("after ")[1].split()[0]) < 256
     stop_and_check(bot)
+
+
+@needs_bwrap
+@pytest.mark.skipif(cgroups.available() is not None, reason=f"no cgroups for bots here: {cgroups.available()}")
+def test_the_bot_as_a_whole_is_bounded_by_its_cgroup(endpoint_dir: Path) -> None:
+    """memory_mb bounds each process (rlimit) and, through the bot's cgroup, all of them
+    together: 4 children of 150 MB each fit a 256 MB per-process limit, but not 256 MB in all,
+    so the kernel kills some of them (a bot of 32 processes of 1 GB each held 32 GB before)."""
+    bot = start(endpoint_dir, "strict", "sandbox_forkmem.py", limits=Limits(memory_mb=256))
+    err = wait_for(bot, "children:")
+    ends = err.split("children: ")[1].split("\n")[0].split(", ")
+    assert len(ends) == 4 and "signal 9" in ends, err  # the OOM killer, inside the bot's group
+    assert bot.group is not None and bot.group.memory_peak() <= 256 * 1024 * 1024
+    group = bot.group
+    stop_and_check(bot)
+    assert not any(path.exists() for path in group.paths)  # removed with the bot
 
 
 @pytest.mark.parametrize("mode", BOTH_MODES)

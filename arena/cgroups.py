@@ -1,0 +1,83 @@
+"""A cgroup per sandboxed bot, where the machine allows it: one bound on the memory and the
+number of processes of the bot as a whole.
+
+Resource limits (``setrlimit``) bound each process: a bot of 32 processes of 1 GB each could hold
+32 GB and push the machine into the OOM killer.  A cgroup bounds them together; when the bot
+passes its memory, the kernel kills one of the bot's own processes (recorded as a crash).
+
+Uses the cgroup v1 ``memory`` and ``pids`` hierarchies under ``/sys/fs/cgroup`` when they are
+writable (a referee running as root, as bots with uids of their own need).  A bot's group is
+named after its leased uid, which no other live bot has, so a group left by a referee that died
+is simply taken over.  The process joins its groups before it runs anything of the bot's: the
+command starts with a small shell that writes its own pid into them and then execs the rest.
+Without such hierarchies (cgroup v2 only, no root) nothing changes and
+:func:`available` says why.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids")
+
+# Writes its own pid into each cgroup.procs given, then execs the command that follows "--".
+_JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"'
+
+
+@dataclass(frozen=True, slots=True)
+class BotGroup:
+    """The cgroups of one bot, one per controller."""
+
+    paths: tuple[Path, ...]
+
+    def join_command(self) -> list[str]:
+        """A prefix that puts the command after it (and all it starts) into these groups."""
+        return ["/bin/sh", "-c", _JOIN, "arena-cgroup-join",
+                *(str(path / "cgroup.procs") for path in self.paths), "--"]
+
+    def memory_peak(self) -> int:
+        """The most memory the bot's processes held together, in bytes (for tests and reports)."""
+        return int((self.paths[0] / "memory.max_usage_in_bytes").read_text())
+
+    def remove(self) -> None:
+        """Delete the groups once the bot's processes are gone (a non-empty group stays)."""
+        for path in self.paths:
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+
+
+@functools.cache
+def available() -> str | None:
+    """``None`` if bots can get cgroups here, else why not."""
+    if os.geteuid() != 0:
+        return "the referee does not run as root"
+    for controller in CONTROLLERS:
+        folder = ROOT / controller
+        if not (folder / "cgroup.procs").is_file() or not os.access(folder, os.W_OK):
+            return f"no writable cgroup v1 {controller!r} hierarchy at {folder}"
+    if not (ROOT / "memory" / "memory.limit_in_bytes").is_file():  # (a root group has no pids.max)
+        return "the memory hierarchy has no memory.limit_in_bytes"
+    return None
+
+
+def make(uid: int, memory_bytes: int, processes: int) -> BotGroup:
+    """The groups of the bot running as ``uid``, with its limits set (made or taken over).
+    Raises OSError if the kernel refuses."""
+    paths = []
+    for controller in CONTROLLERS:
+        path = ROOT / controller / f"arena-bot-{uid}"
+        path.mkdir(exist_ok=True)
+        paths.append(path)
+    memory, pids = paths
+    (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+    reset = memory / "memory.max_usage_in_bytes"
+    if reset.exists():
+        reset.write_text("0")  # the peak of this bot, not of the uid's earlier ones
+    (pids / "pids.max").write_text(str(processes))
+    return BotGroup(tuple(paths))
