@@ -140,6 +140,12 @@ def _bot_specs(targets: list[str], name: str | None = None):
         raise UsageError(str(exc)) from None
 
 
+# The time limits, alike wherever a bot is checked or played.
+DecisionMs = Annotated[int, typer.Option(min=1, help="Time limit per decision (ms).")]
+GameMs = Annotated[int, typer.Option(min=1, help="Time budget per bot per game (ms).")]
+StartupMs = Annotated[int, typer.Option(min=1, help="Time limit for a bot to start and say hello (ms).")]
+
+
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")],
@@ -149,9 +155,9 @@ def play(
     variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
     points: Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")] = None,
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
-    decision_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision.")] = 2000,
-    game_ms: Annotated[int, typer.Option(min=1, help="Time budget per bot per game.")] = 60000,
-    startup_ms: Annotated[int, typer.Option(min=1, help="Time limit for a bot to start and say hello.")] = 10000,
+    decision_ms: DecisionMs = 2000,
+    game_ms: GameMs = 60000,
+    startup_ms: StartupMs = 10000,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Play a match between bot programs and print places, scores and each bot's faults.
@@ -179,9 +185,9 @@ def check(
     game: Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")],
     players: Annotated[Optional[int], typer.Option("--players", "-n", help="Seats for the self-play game (default: the game's minimum).")] = None,
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
-    decision_ms: Annotated[int, typer.Option(min=1, help="Time limit per decision.")] = 2000,
-    game_ms: Annotated[int, typer.Option(min=1, help="Time budget per bot per game.")] = 60000,
-    startup_ms: Annotated[int, typer.Option(min=1, help="Time limit for a bot to start and say hello.")] = 10000,
+    decision_ms: DecisionMs = 2000,
+    game_ms: GameMs = 60000,
+    startup_ms: StartupMs = 10000,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Validate a bot: handshake, a full self-play game, timing; exit status 1 if it fails.
@@ -266,8 +272,12 @@ def bots_add(
     game: Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")],
     db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
+    decision_ms: DecisionMs = 2000,
+    game_ms: GameMs = 60000,
+    startup_ms: StartupMs = 10000,
 ) -> None:
-    """Validate a bot (as `arena check` does) and store it with its content and hash.
+    """Validate a bot (as `arena check` does, with the time limits of the tournaments it will
+    play) and store it with its content and hash.
 
     Example: arena bots add bots/reactor_strong.py --name strong --game reactor
     """
@@ -286,7 +296,7 @@ def bots_add(
     except UnknownBot as exc:
         raise UsageError(str(exc)) from None
     spec = _bot_specs([str(path)], name)[0]
-    report = check_bot(spec, game_obj.name, config=_referee_config(sandbox, 2000, 60000, 10000))
+    report = check_bot(spec, game_obj.name, config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     for line in report.lines():
         typer.echo(line)
     if not report.ok:

@@ -416,3 +416,16 @@ def test_check_plays_the_variants_and_shows_any_seats_stderr() -> None:
     seat1 = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_seat1.py"), "--game", "reactor",
                                 "--sandbox", "none"])
     assert seat1.exit_code == 1 and "fault: crash (seat 1)" in seat1.output and "SEAT1 BUG" in seat1.output
+
+
+def test_bots_add_checks_with_the_time_limits_given(tmp_path: Path) -> None:
+    """`bots add` always checked with a 2000 ms limit, so a bot for a tournament with a longer
+    limit could not be registered; it takes --decision-ms (and the other limits) as check does."""
+    slow = str(ROOT / "tests/bots/zoo_slow_start.py")
+    db = str(tmp_path / "r.db")
+    tight = runner.invoke(app, ["bots", "add", slow, "--name", "slow", "--game", "reactor", "--db", db,
+                                "--sandbox", "none", "--decision-ms", "200"])
+    assert tight.exit_code == 1 and "timeout" in tight.output
+    roomy = runner.invoke(app, ["bots", "add", slow, "--name", "slow", "--game", "reactor", "--db", db,
+                                "--sandbox", "none", "--decision-ms", "2000"])
+    assert roomy.exit_code == 0 and "registered slow version 1" in roomy.output
