@@ -32,7 +32,7 @@ class CheckReport:
     games: int
     decisions: int
     median_ms: float | None
-    max_ms: int | None
+    max_ms: float | None
     decision_limit_ms: int
     faults: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)

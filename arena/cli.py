@@ -10,6 +10,7 @@ match).  A run stopped with Ctrl-C says so and exits with 130.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 import sys
@@ -296,6 +297,18 @@ def bots_add(
     except UnknownBot as exc:
         raise UsageError(str(exc)) from None
     spec = _bot_specs([str(path)], name)[0]
+    if db.exists():  # what the database already says, before the bot is run
+        with _store(db) as store:
+            history = store.bot_history(name)
+            current = store.bot(name) if history else None
+        if current is not None and current.game != game_obj.name:
+            raise ArenaError(f"bot {name!r} is registered for {current.game}, not {game_obj.name}; "
+                             "choose another name for this bot")
+        sha = hashlib.sha256(path.read_bytes()).hexdigest()
+        if current is not None and current.sha256 == sha:  # (an older version's content is checked and made current again)
+            typer.echo(f"{name} version {current.version} already has this content (sha256 {sha[:12]}) in {db}: "
+                       "nothing to add")
+            return
     report = check_bot(spec, game_obj.name, config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     for line in report.lines():
         typer.echo(line)
@@ -328,7 +341,8 @@ def bots_list(
         typer.echo(dumps([asdict(r) for r in rows]).decode())
         return
     if not rows:
-        typer.echo(f"no bots in {db}; add one with `arena bots add PATH --name NAME --game GAME`")
+        which = f"no {game} bots" if game else "no bots"
+        typer.echo(f"{which} in {db}; add one with `arena bots add PATH --name NAME --game GAME`")
         return
     typer.echo(f"{'bot':<24}{'game':<12}{'version':>8}{'versions':>9}{'games':>8}")
     for r in rows:
@@ -351,17 +365,27 @@ def bots_show(
 
     with _store(db) as store:
         version = store.bot(name)
+        history = store.bot_history(name)
+        games = store.bot_games(name)
     if json_out:
-        typer.echo(dumps(asdict(version)).decode())
+        typer.echo(dumps({**asdict(version), "games": games,
+                          "versions": [{"version": v.version, "sha256": v.sha256, "added": v.added}
+                                       for v in history]}).decode())
         return
     report = version.check_report
-    typer.echo(f"{version.name}: {version.game} bot, version {version.version}, added {version.added}")
+    typer.echo(f"{version.name}: {version.game} bot, version {version.version}, added {version.added}; "
+               f"{games} game(s) played")
     typer.echo(f"  file: {version.filename} (sha256 {version.sha256})")
     typer.echo(f"  command: {' '.join(version.command)}")
     if report.get("source"):
         typer.echo(f"  registered from: {report['source']}")
     if "ok" in report:
-        typer.echo(f"  check: {'OK' if report['ok'] else 'FAILED'}, median {report.get('median_ms')} ms per decision")
+        typer.echo(f"  check: {'OK' if report['ok'] else 'FAILED'}: {report.get('decisions')} decision(s), "
+                   f"median {report.get('median_ms')} ms, max {report.get('max_ms')} ms per decision")
+    if len(history) > 1:
+        typer.echo("  versions:")
+        for v in history:
+            typer.echo(f"    {v.version}  sha256 {v.sha256[:12]}  added {v.added}")
 
 
 @app.command()

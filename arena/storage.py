@@ -632,6 +632,15 @@ class Store:
             raise UnknownBot(f"no bot version with id {version_id}; `arena bots` lists the bots there are")
         return self._bot_version(row)
 
+    def bot_history(self, name: str) -> list[BotVersion]:
+        """Every version of a bot, oldest first (empty if there is no such bot)."""
+        return [self._bot_version(row) for row in
+                self._all(self._VERSION_SQL + " WHERE v.bot = ? ORDER BY v.version", [name])]
+
+    def bot_games(self, name: str) -> int:
+        """How many stored games the bot played (all its versions)."""
+        return self.db.execute("SELECT count(*) FROM results WHERE bot = ?", [name]).fetchone()[0]
+
     def bot_content(self, version_id: int) -> bytes:
         """The stored file (or tar of a bot directory) of one version, byte for byte."""
         row = self.db.execute("SELECT content FROM bot_versions WHERE id = ?", [version_id]).fetchone()

@@ -239,7 +239,7 @@ def test_unknown_filter_values_are_errors(tmp_path: Path) -> None:
     for command in (["games", "--tournament", "nope"], ["ratings", "--tournament", "nope"]):
         one_line_error(arena(*command, "--db", db), 1, "no tournament 'nope'")
     one_line_error(arena("games", "--bot", "nope", "--db", db), 1, "no bot named 'nope'")
-    assert ok("bots", "list", "--game", "reactor", "--db", db).startswith("no bots")  # a known game: no error
+    assert ok("bots", "list", "--game", "reactor", "--db", db).startswith("no reactor bots")  # a known game: no error
 
 
 def test_json_option_of_run_ratings_and_tournaments(tmp_path: Path) -> None:
@@ -429,3 +429,23 @@ def test_bots_add_checks_with_the_time_limits_given(tmp_path: Path) -> None:
     roomy = runner.invoke(app, ["bots", "add", slow, "--name", "slow", "--game", "reactor", "--db", db,
                                 "--sandbox", "none", "--decision-ms", "2000"])
     assert roomy.exit_code == 0 and "registered slow version 1" in roomy.output
+
+
+def test_bots_add_says_what_it_already_has_and_show_tells_the_history(tmp_path: Path) -> None:
+    """Re-adding the current content says so without a new check; a name taken by another game
+    is refused before the bot is run; `bots show` lists every version and the games played."""
+    bot = tmp_path / "r.py"
+    bot.write_text(Path(RANDOM).read_text())
+    db = str(tmp_path / "b.db")
+    add = ["bots", "add", str(bot), "--name", "rr", "--game", "reactor", "--db", db, "--sandbox", "none"]
+    assert "registered rr version 1" in ok(*add)
+    again = ok(*add)
+    assert "already has this content" in again and "handshake" not in again  # no check was run
+    bot.write_text(bot.read_text() + "# changed\n")
+    assert "registered rr version 2" in ok(*add)
+    other = runner.invoke(app, [*add[:6], "powder-keg", *add[7:]])
+    assert other.exit_code == 1 and "registered for reactor" in str(other.exception) and "handshake" not in other.output
+    shown = ok("bots", "show", "rr", "--db", db)
+    assert "version 2" in shown and "0 game(s) played" in shown and "versions:" in shown
+    assert [v["version"] for v in json.loads(ok("bots", "show", "rr", "--db", db, "--json"))["versions"]] == [1, 2]
+    assert "no powder-keg bots" in ok("bots", "list", "--game", "powder-keg", "--db", db)
