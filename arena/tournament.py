@@ -275,11 +275,12 @@ class Tournament:
                     progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
                     self._execute(list(plan.pairings), workers, progress, on_progress, errors, target)
                     history.extend(plan.pairings)
-                    if errors:
+                    if errors and number < rounds:
                         # The next round is paired on this one's results: not on a part of them.
                         # A rerun plays what is missing here, then goes on.
-                        errors.append(f"swiss round {number} is incomplete, so rounds {number + 1}-{rounds} "
-                                      "were not paired; run the same command again to finish it")
+                        later = f"round {rounds} was" if number + 1 == rounds else f"rounds {number + 1}-{rounds} were"
+                        errors.append(f"swiss round {number} is incomplete, so {later} not paired; "
+                                      "run the same command again to finish it")
                         break
         if not errors:
             self.store.finish_tournament(self.id)
