@@ -489,6 +489,10 @@ def ratings(
         with store.snapshot():  # results and faults of the same games, while a run may write
             rows = store.results(tournament=tournament, game=game)
             faults = store.fault_counts(tournament=tournament, game=game)
+    games_here = sorted({row.game for row in rows})
+    if len(games_here) > 1:  # one ranking of bots that never meet would mislead
+        raise UsageError(f"{db} holds games of {' and '.join(games_here)}: rate one game at a time, "
+                         f"e.g. --game {games_here[0]}")
     outcomes = rating.outcomes_from_results(rows)
     if not outcomes:
         hint = "no rated games yet; run a tournament with `arena run FILE`"

@@ -449,3 +449,17 @@ def test_bots_add_says_what_it_already_has_and_show_tells_the_history(tmp_path: 
     assert "version 2" in shown and "0 game(s) played" in shown and "versions:" in shown
     assert [v["version"] for v in json.loads(ok("bots", "show", "rr", "--db", db, "--json"))["versions"]] == [1, 2]
     assert "no powder-keg bots" in ok("bots", "list", "--game", "powder-keg", "--db", db)
+
+
+def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> None:
+    """Bots of two games never meet, so one table of them all would mislead: without --game
+    (or --tournament) such a database is an error naming the games; each game rates alone."""
+    db = str(tmp_path / "two.db")
+    ok("run", str(random_tournament(tmp_path, "r", bots=2, seats=2)), "--db", db, "--quiet")
+    keg = tmp_path / "k.toml"
+    keg.write_text(random_tournament(tmp_path, "k", bots=2, seats=2).read_text()
+                   .replace('game = "reactor"', 'game = "powder-keg"').replace('"p0"', '"k0"').replace('"p1"', '"k1"'))
+    ok("run", str(keg), "--db", db, "--quiet")
+    one_line_error(arena("ratings", "--db", db), 2, "powder-keg and reactor", "--game")
+    assert "k0" in ok("ratings", "--db", db, "--game", "powder-keg") and "p0" in ok("ratings", "--db", db, "--game", "reactor")
+    assert "p0" in ok("ratings", "--db", db, "--tournament", "r")
