@@ -10,7 +10,6 @@ match).  A run stopped with Ctrl-C says so and exits with 130.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sqlite3
 import sys
@@ -285,6 +284,7 @@ def bots_add(
     from arena.check import check_bot
     from arena.errors import UnknownBot
     from arena.registry import NAME_RULE, command_template, register, valid_name
+    from arena.storage import content_sha256
 
     # Everything the user typed is checked before the bot is run.
     if not valid_name(name):
@@ -304,7 +304,7 @@ def bots_add(
         if current is not None and current.game != game_obj.name:
             raise ArenaError(f"bot {name!r} is registered for {current.game}, not {game_obj.name}; "
                              "choose another name for this bot")
-        sha = hashlib.sha256(path.read_bytes()).hexdigest()
+        sha = content_sha256(path.read_bytes())
         if current is not None and current.sha256 == sha:  # (an older version's content is checked and made current again)
             typer.echo(f"{name} version {current.version} already has this content (sha256 {sha[:12]}) in {db}: "
                        "nothing to add")

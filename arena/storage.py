@@ -387,6 +387,11 @@ def _canonical(value: Any) -> bytes:
 # --- the store ----------------------------------------------------------------------------
 
 
+def content_sha256(content: bytes) -> str:
+    """The hash that identifies a bot version's content (``bot_versions.sha256``)."""
+    return hashlib.sha256(content).hexdigest()
+
+
 def _sidecar(path: str, suffix: str) -> Path:
     """A lock file beside the database (never the database itself: closing any other descriptor
     of that file would drop SQLite's own POSIX locks)."""
@@ -573,7 +578,7 @@ class Store:
         """Register a bot's file; the same content again returns its existing version."""
         if not name or name != name.strip():
             raise StorageError(f"bot name {name!r} must be non-empty without surrounding spaces")
-        sha = hashlib.sha256(content).hexdigest()
+        sha = content_sha256(content)
         with self._write():
             bot = self._one("SELECT game FROM bots WHERE name = ?", [name])
             if bot is None:

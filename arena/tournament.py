@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import itertools
 import logging
 import math
@@ -35,7 +34,7 @@ from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
-from arena.storage import FaultRow, GameRow, Store, seat_results
+from arena.storage import FaultRow, GameRow, Store, content_sha256, seat_results
 from arena.tournament_file import TournamentSpec
 from protocol.messages import Limits
 
@@ -101,12 +100,6 @@ class Stored:
 
     results: dict[str, dict[int, GameResult]] = field(default_factory=dict)
     seats: dict[str, tuple[str, ...]] = field(default_factory=dict)  # match id -> bot names by seat
-
-    def get(self, match_id: str, default: Any = None) -> Any:
-        return self.results.get(match_id, default)
-
-    def __len__(self) -> int:
-        return len(self.results)
 
 
 def stored_results(store: Store, tournament: str) -> Stored:
@@ -178,7 +171,7 @@ class Tournament:
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
             for entry in self.spec.bots:
                 if entry.path is not None and Path(entry.path).is_file():
-                    sha = hashlib.sha256(Path(entry.path).read_bytes()).hexdigest()
+                    sha = content_sha256(Path(entry.path).read_bytes())
                     if sha != versions[entry.name].sha256:
                         log.warning("bot %r (%s) changed since tournament %r began; the tournament goes on with "
                                     "the version it began with (version %d, stored in the database); rename the "
@@ -214,7 +207,7 @@ class Tournament:
                 f"match {match_id} is stored with the bots {', '.join(sat)} but the schedule now seats "
                 f"{', '.join(pairing.seats)}: this database's games of tournament {self.id!r} do not follow "
                 "its schedule; play it again under another name or in another --db")
-        stored = done.get(match_id, {})
+        stored = done.results.get(match_id, {})
         results = tuple(stored[i] for i in sorted(stored))
         if results and Match(self.game, table_config(self.config, len(pairing.seats)), list(results)).over:
             return None
@@ -236,7 +229,7 @@ class Tournament:
         for p in pairings:
             match_id = f"{self.id}/{p.id}"
             bots = done.seats.get(match_id, p.seats)
-            for result in done.get(match_id, {}).values():
+            for result in done.results.get(match_id, {}).values():
                 for seat, earned in enumerate(place_points(result.places)):
                     points[bots[seat]] += earned
         return points
@@ -301,7 +294,7 @@ class Tournament:
                 task = self._task(pairing, done)
                 if task is None:
                     progress.matches_done += 1
-                    progress.games_skipped += len(done.get(f"{self.id}/{pairing.id}", {}))
+                    progress.games_skipped += len(done.results.get(f"{self.id}/{pairing.id}", {}))
                 else:
                     progress.games_skipped += len(task.done)
                     yield task
@@ -326,7 +319,7 @@ class Tournament:
 
         # Sized on what is left to play (matches with stored games count as done): a resumed
         # tournament's remainder is still split across every worker.
-        left = max(progress.matches_total - len(done), 1)
+        left = max(progress.matches_total - len(done.results), 1)
         jobs = iter_jobs(tasks(), job_size(left, workers))
         if cluster is not None:
             from arena.cluster import execute_on_cluster
