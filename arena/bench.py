@@ -349,6 +349,69 @@ def cpu_per_decision(short: int = 16, long: int = 80, repeats: int = 3, sandbox_
                           statistics.median(referee) * 1e6, statistics.median(bots) * 1e6)
 
 
+@dataclass(frozen=True, slots=True)
+class DecisionFloor:
+    """CPU per decision of the work every decision needs whatever the transport, in µs."""
+
+    per_decision_us: float
+    engine_us: float  # of which the rules alone (legal actions and apply)
+    asked_share: float
+
+
+def _floor_games(games: int, seed: int, messages_too: bool) -> tuple[float, int, int]:
+    """Play ``games`` 4-seat Reactor games as (e) does, in this process; with ``messages_too``,
+    every decision with a choice also builds, encodes and decodes its request and answer.
+
+    Returns (CPU seconds, decisions, decisions with a choice)."""
+    from protocol import codec, messages
+
+    game = REGISTRY["reactor"]
+    rng = random.Random(seed)
+    decisions = asked = 0
+    before = _cpu_self()
+    for g in range(games):
+        state = game.new_game(GameConfig(players=4), SeededChance(f"floor:{seed}:{g}"))
+        cursor = [0] * 4
+        while (decision := state.to_move()) is not None:
+            legal = state.legal_actions()
+            decisions += 1
+            if len(legal) == 1:  # applied by the referee without a round trip
+                state.apply(legal[0])
+                continue
+            asked += 1
+            if not messages_too:
+                state.apply(legal[rng.randrange(len(legal))])
+                continue
+            seat = decision.seat
+            # The referee's side: the request, as Referee sends it (one per frame at the least).
+            frame = codec.dumps(messages.request(
+                asked, "floor", decision.kind, state.observation(seat), legal, 60000, 2000,
+                state.events(seat, cursor[seat])))
+            cursor[seat] = len(state.log)
+            # The bot's side: read it, choose, answer.
+            msg = codec.loads(frame)
+            answer = codec.dumps(messages.action(msg["id"], rng.choice(msg["legal"])))
+            # The referee's side again: read the answer and take its copy of the action.
+            chosen = codec.loads(answer)["action"]
+            state.apply(next(action for action in legal if action == chosen))
+    return _cpu_self() - before, decisions, asked
+
+
+def decision_floor(games: int = 200, repeats: int = 5) -> DecisionFloor:
+    """(f): what a decision costs with no transport, no second process and no bookkeeping at all:
+    the rules, the observation and events, and encoding and decoding the request and the answer,
+    in one warm process.  No harness can spend less per decision with these messages, so it
+    bounds from below what (e) can reach."""
+    full, engine, shares = [], [], []
+    for r in range(repeats):
+        cpu, decisions, asked = _floor_games(games, r, True)
+        full.append(cpu / decisions)
+        cpu, decisions, _ = _floor_games(games, r, False)
+        engine.append(cpu / decisions)
+        shares.append(asked / decisions)
+    return DecisionFloor(statistics.median(full) * 1e6, statistics.median(engine) * 1e6, statistics.median(shares))
+
+
 # -- full harness and memory ------------------------------------------------------------------------
 
 
@@ -434,6 +497,8 @@ def coordinator_memory(sizes: tuple[int, ...] = (100, 5000), sandbox_mode: str =
 
 # -- the whole report ----------------------------------------------------------------------------------
 
+PARTS = ("engines", "pipe", "referee", "cpu", "floor", "harness", "memory")
+
 
 @dataclass(slots=True)
 class BenchReport:
@@ -443,6 +508,7 @@ class BenchReport:
     referee: RoundTrip | None = None
     cpu: CpuPerDecision | None = None
     cpu_serial: CpuPerDecision | None = None  # the same, one game at a time (bots that offer no more)
+    floor: DecisionFloor | None = None
     harness: list[Throughput] = field(default_factory=list)
     two_vs_one: float | None = None  # median ratio of back-to-back pairs
     pinned: bool = True
@@ -458,6 +524,8 @@ class BenchReport:
             out["cpu_per_round_trip_vs_pipe"] = self.cpu.per_round_trip_us / self.pipe.cpu_us
         if self.pipe and self.cpu_serial:
             out["cpu_per_decision_one_at_a_time_vs_pipe"] = self.cpu_serial.per_decision_us / self.pipe.cpu_us
+        if self.pipe and self.floor:
+            out["decision_floor_vs_pipe"] = self.floor.per_decision_us / self.pipe.cpu_us
         if self.two_vs_one is not None:
             out["two_workers_vs_one"] = self.two_vs_one
         if len(self.memory) == 2:
@@ -492,6 +560,10 @@ class BenchReport:
                            f"{cpu.asked_share:.0%} of decisions needed a round trip; "
                            f"{cpu.per_round_trip_us:.1f} µs per round trip); "
                            f"bot starts per match in a session: {cpu.bot_starts_per_match:.2f}")
+        if self.floor:
+            out.append(f"(f) floor, the same decisions in one process with no transport (rules, observation, "
+                       f"events, request and answer encoded and decoded): {self.floor.per_decision_us:.1f} µs "
+                       f"per decision (rules alone {self.floor.engine_us:.1f})")
         for h in self.harness:
             out.append(f"(d) full harness, 4 sandboxed random bots, {h.workers} worker(s): {h.games_per_s:.1f} games/s "
                        f"({h.games} games, {h.bot_starts} bot starts)")
@@ -505,7 +577,7 @@ class BenchReport:
 
 
 def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: int = 5000,
-            parts: tuple[str, ...] = ("engines", "pipe", "referee", "cpu", "harness", "memory"),
+            parts: tuple[str, ...] = PARTS,
             echo: Any = None, pin: bool = True) -> BenchReport:
     """Every benchmark in one run (``quick``: fewer repetitions, for a smoke check)."""
     report = BenchReport()
@@ -535,6 +607,9 @@ def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: in
             report.cpu_serial = cpu_per_decision(2 if quick else 5, 6 if quick else 45, 1 if quick else 3,
                                                  sandbox_mode, 1)
             say("cpu done")
+        if "floor" in parts:
+            report.floor = decision_floor(50 if quick else 200, reps)
+            say("floor done")
     finally:
         affinity.restore(mask)
     if "harness" in parts:

@@ -574,22 +574,23 @@ def bench(
     quick: Annotated[bool, typer.Option(help="Fewer repetitions and a shorter memory run (a smoke check).")] = False,
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
     memory_games: Annotated[int, typer.Option(min=200, help="Games of the long run of the memory benchmark.")] = 5000,
-    part: Annotated[Optional[list[str]], typer.Option(help="Only these parts: engines, pipe, referee, cpu, harness, memory (repeatable).")] = None,
+    part: Annotated[Optional[list[str]], typer.Option(help="Only these parts: engines, pipe, referee, cpu, floor, harness, memory (repeatable).")] = None,
     pin: Annotated[bool, typer.Option(help="Run the round trips on one CPU, as tournament workers do (--no-pin: let the OS place them).")] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
 ) -> None:
-    """Measure engine speed, the pipe baseline, the referee's round trip, CPU per decision,
-    games/s with 1 and 2 workers, and the coordinator's memory; print ratios from the same run.
+    """Measure engine speed, the pipe baseline, the referee's round trip, CPU per decision and
+    its in-process floor, games/s with 1 and 2 workers, and the coordinator's memory; print
+    ratios from the same run.
 
     Example: arena bench --quick
     """
-    from arena.bench import run_all
+    from arena.bench import PARTS, run_all
     from arena.jsonio import dumps
 
-    parts = tuple(part or ("engines", "pipe", "referee", "cpu", "harness", "memory"))
-    unknown = set(parts) - {"engines", "pipe", "referee", "cpu", "harness", "memory"}
+    parts = tuple(part or PARTS)
+    unknown = set(parts) - set(PARTS)
     if unknown:
-        raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: engines, pipe, referee, cpu, harness, memory)")
+        raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: {', '.join(PARTS)})")
     if sandbox not in ("auto", "strict", "none"):
         raise UsageError(f"--sandbox must be auto, strict or none, not {sandbox!r}")
     report = run_all(quick=quick, sandbox_mode=sandbox, memory_games=memory_games, parts=parts, pin=pin,

@@ -61,3 +61,18 @@ def test_the_cold_cache_benchmark_replays_every_request() -> None:
                           "--repeats", "1"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "evicting    256 KB between frames" in out.stdout and "µs CPU per request" in out.stdout
+
+
+def test_the_floor_plays_the_same_games_with_and_without_messages() -> None:
+    """(f) prices the messages of the very decisions the rules-only run makes: the two runs play
+    identical games (same choices from the same generator), so their difference is the messages."""
+    from arena.bench import _floor_games
+
+    _, decisions, asked = _floor_games(6, 3, True)
+    assert (decisions, asked) == _floor_games(6, 3, False)[1:]
+    assert decisions > asked > 0
+    report = run_all(quick=True, sandbox_mode="none", parts=("pipe", "floor"))
+    assert report.floor is not None and report.floor.per_decision_us > 0 and report.floor.engine_us > 0
+    assert 0.5 < report.floor.asked_share < 1
+    assert "decision_floor_vs_pipe" in report.ratios()
+    assert "(f) floor" in "\n".join(report.lines())
