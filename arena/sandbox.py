@@ -6,6 +6,8 @@ Layers, strongest first:
   of the system, the Python installation, the ``arena``/``protocol`` packages and the paths the
   caller exposes; a private ``/tmp``; no network.  The only way out is the ``ipc://`` socket in
   ``endpoint_dir``.  Killing bwrap kills its pid namespace, and with it every process inside.
+  A seccomp filter (:mod:`arena.seccomp`) refuses new namespaces, tracing and the kernel's
+  riskiest interfaces (x86-64; elsewhere a warning says it is missing).
 * **a dedicated uid** (60001-60999, leased with ``flock`` so that it is unique on the machine)
   when the referee runs as root.  Root ignores ``RLIMIT_NPROC``, so only this makes the process
   limit bind; it also keeps bots out of each other's files and lets ``stop()`` find processes
@@ -51,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arena import cgroups
+from arena import cgroups, seccomp
 from arena.errors import ArenaError
 
 __all__ = [
@@ -676,7 +678,8 @@ def _setpriv_command(uid: int | None, *, pdeathsig: bool) -> list[str]:
 
 
 def _bwrap_command(
-    *, ro: list[Path], rw: list[Path], workdir: Path, env: dict[str, str], limits: Limits
+    *, ro: list[Path], rw: list[Path], workdir: Path, env: dict[str, str], limits: Limits,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
@@ -718,6 +721,8 @@ def _bwrap_command(
     cmd += ["--chdir", str(workdir), "--clearenv"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
+    if seccomp_fd is not None:
+        cmd += ["--seccomp", str(seccomp_fd)]
     return [*cmd, "--"]
 
 
@@ -771,6 +776,7 @@ def start_bot(
     uid = lease.uid if lease else None
     workdir: Path | None = None
     group: cgroups.BotGroup | None = None
+    filter_fd: int | None = None
     try:
         workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-"))
         _own(workdir, uid)
@@ -798,6 +804,7 @@ def start_bot(
 
         inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
         if use_bwrap:
+            filter_fd = _seccomp_fd()
             ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
             ro += [Path(os.path.realpath(executable))]
             prefix = _bwrap_command(
@@ -806,6 +813,7 @@ def start_bot(
                 workdir=workdir,
                 env=bot_env,
                 limits=limits,
+                seccomp_fd=filter_fd,
             )
             cwd = "/"
         else:
@@ -818,6 +826,7 @@ def start_bot(
             cwd=cwd,
             env=bot_env,
             start_new_session=True,
+            pass_fds=() if filter_fd is None else (filter_fd,),
         )
     except BaseException:
         if workdir is not None:
@@ -827,9 +836,23 @@ def start_bot(
         if lease is not None:
             lease.release()
         raise
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)  # bwrap has its own copy, read before the bot runs
     return BotProcess(
         popen, lease=lease, sandboxed=use_bwrap, workdir=workdir, limits=limits, name=name, group=group
     )
+
+
+def _seccomp_fd() -> int | None:
+    """A descriptor with the seccomp filter for bwrap, or ``None`` (with a warning, once) where
+    this machine has none."""
+    code = seccomp.program()
+    if code is None:
+        _warn_once("no-seccomp", "no seccomp filter for this architecture: sandboxed bots may create user "
+                                 "namespaces and use every system call the kernel allows them")
+        return None
+    return seccomp.memfd(code)
 
 
 def _bot_group(uid: int, limits: Limits) -> cgroups.BotGroup | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from arena import cgroups, sandbox
+from arena import cgroups, sandbox, seccomp
 from arena.sandbox import (
     BotProcess,
     Limits,
@@ -187,6 +187,34 @@ def test_setsid_double_fork_escaper_is_killed(mode: str, endpoint_dir: Path) -> 
     stop_and_check(bot)
     if mode == "none":
         assert gone(escaped, timeout=0)
+
+
+needs_seccomp = pytest.mark.skipif(seccomp.program() is None, reason="no seccomp filter for this architecture")
+
+
+@needs_bwrap
+@needs_seccomp
+def test_seccomp_refuses_namespaces_tracing_and_risky_kernel_interfaces(endpoint_dir: Path) -> None:
+    """Without the filter a bot creates a user namespace, and inside it a mount namespace (both
+    "ok" here before arena.seccomp); with it they fail like any refused call, while threads,
+    child processes and forks still work (clone3 says ENOSYS, so the C library uses clone)."""
+    bot = start(endpoint_dir, "strict", "sandbox_syscalls.py")
+    report = json_report(bot)
+    assert report.pop("thread") == report.pop("subprocess") == report.pop("fork") == "ok"
+    assert report.pop("clone3") == report.pop("io_uring_setup") == "ENOSYS"
+    assert set(report.values()) == {"EPERM"}, report
+    stop_and_check(bot)
+
+
+@pytest.mark.skipif(not Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h").exists(),
+                    reason="needs the kernel's x86-64 syscall header")
+def test_seccomp_syscall_numbers_are_the_kernels() -> None:
+    """The filter names calls by number: every number must be the one in asm/unistd_64.h."""
+    header = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h").read_text()
+    numbers = {name.removeprefix("__NR_"): int(value) for name, value in
+               (line.split()[1:3] for line in header.splitlines() if line.startswith("#define __NR_"))}
+    ours = {**seccomp.DENIED, **seccomp.FLAG_CHECKED, **seccomp.NOT_IMPLEMENTED}
+    assert {name: numbers.get(name) for name in ours} == ours
 
 
 @needs_bwrap
