@@ -16,6 +16,7 @@ from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
 
 MATCHES = 3  # self-play matches: enough to interleave the games of a bot that offers it
+SEED = "check"  # fixed by default, so a report can be reproduced
 
 
 @dataclass(slots=True)
@@ -29,6 +30,9 @@ class CheckReport:
     startup_ms: int | None
     concurrent: int
     batch: bool
+    seed: str  # with ``matches``, what replays the same deals
+    matches: int  # self-play matches asked for (each played again with every variant on, if any)
+    variant_matches: int  # those played again with every variant on (0 for a game without variants)
     games: int
     decisions: int
     median_ms: float | None
@@ -47,7 +51,9 @@ class CheckReport:
         out = [f"{verdict}: {self.bot} as a {self.game} bot"]
         out.append(f"  handshake: {'hello as ' + repr(self.hello_name) if self.hello_name else 'no valid hello'}"
                    + (f" after {self.startup_ms} ms" if self.startup_ms is not None else ""))
-        out.append(f"  played {self.games} game(s), answered {self.decisions} decision(s)")
+        again = f" + {self.variant_matches} with every variant on" if self.variant_matches else ""
+        out.append(f"  played {self.games} game(s) over {self.matches} match(es){again} (seed {self.seed!r}), "
+                   f"answered {self.decisions} decision(s)")
         out.append(f"  games at once: {self.concurrent} offered" + (", so its self-play games were interleaved"
                    if self.concurrent > 1 else " (hello.concurrent not sent): one game at a time")
                    + ("; requests and answers in batches (hello.batch)" if self.batch else ""))
@@ -64,14 +70,18 @@ class CheckReport:
         return out
 
 
-def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed: str = "check",
-              config: RefereeConfig | None = None) -> CheckReport:
-    """Play a few self-play matches with ``spec`` in every seat (interleaved if it offers) and judge it."""
+def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed: str = SEED,
+              matches: int = MATCHES, config: RefereeConfig | None = None) -> CheckReport:
+    """Play ``matches`` self-play matches with ``spec`` in every seat (interleaved if it offers) and
+    judge it.  The deals come from ``seed``: more matches or other seeds find rarer bugs, and the
+    same seed and count play the same deals again."""
+    if matches < 1:
+        raise ValueError(f"matches must be at least 1, not {matches}")
     game = get_game(game_name)
     config = config or RefereeConfig()
     seats = players or game.min_players
     bots = [BotSpec(spec.name, spec.command, spec.expose) for _ in range(seats)]
-    plans = [MatchPlan(f"{seed}:{m}", f"check{m}") for m in range(MATCHES)]
+    plans = [MatchPlan(f"{seed}:{m}", f"check{m}") for m in range(matches)]
     configs = [GameConfig(players=seats, points=1)]
     if game.variants:  # the same matches again with every variant on: a bot must handle them too
         configs.append(GameConfig(players=seats, points=1, variants=tuple(game.variants)))
@@ -103,6 +113,9 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         startup_ms=started[0] if started else None,
         concurrent=report.concurrent[0] if report.concurrent else 1,
         batch=bool(report.batch and report.batch[0]),
+        seed=seed,
+        matches=matches,
+        variant_matches=matches if len(configs) > 1 else 0,
         games=len(played),
         decisions=len(times),
         median_ms=statistics.median(times) if times else None,

@@ -184,20 +184,27 @@ def check(
     bot: Annotated[str, typer.Argument(help="The bot: a path to a script (.py, .js) or a command line.")],
     game: Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")],
     players: Annotated[Optional[int], typer.Option("--players", "-n", help="Seats for the self-play game (default: the game's minimum).")] = None,
+    matches: Annotated[int, typer.Option(min=1, max=1000, help="Self-play matches to play (Powder Keg: each again with every variant on).")] = 3,
+    seed: Annotated[str, typer.Option(help="Root seed of the deals; the same --seed and --matches play the same deals again.")] = "check",
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
     decision_ms: DecisionMs = 2000,
     game_ms: GameMs = 60000,
     startup_ms: StartupMs = 10000,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Validate a bot: handshake, a full self-play game, timing; exit status 1 if it fails.
+    """Validate a bot: handshake, full self-play matches, timing; exit status 1 if it fails.
+
+    The deals are the same on every run unless --seed changes them.  To catch a bug that shows
+    up rarely, play more matches on fresh deals (the report names the seed, to re-run a failure):
+
+    Stress: arena check bot.py --game reactor --matches 50 --seed $RANDOM
 
     Example: arena check bots/reactor_strong.py --game reactor
     """
     from arena.check import check_bot
 
     game_obj, _ = _game_config(game, players or 2, None, None)
-    report = check_bot(_bot_specs([bot])[0], game_obj.name, players=players,
+    report = check_bot(_bot_specs([bot])[0], game_obj.name, players=players, seed=seed, matches=matches,
                        config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     if json_out:
         from arena.jsonio import dumps

@@ -1,0 +1,98 @@
+"""`arena check` with --seed and --matches: more matches and fresh deals to find a bug that shows
+up rarely, and a report that names both, so a failing check can be run again exactly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import referee as referee_module
+from arena.check import MATCHES, SEED, check_bot
+from arena.cli import app
+from arena.referee import RefereeConfig, bot_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = str(ROOT / "bots" / "random_bot.py")
+NO_SANDBOX = RefereeConfig(sandbox_mode="none")
+runner = CliRunner()
+
+
+def check_json(*args: str) -> dict:
+    result = runner.invoke(app, ["check", RANDOM, "--sandbox", "none", "--json", *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def deals(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list]]:
+    """Every game the check plays, as (its seed, its chance outcomes: the deal)."""
+    seen: list[tuple[str, list]] = []
+    real = referee_module.Session.play_matches
+
+    def spy(self, *args, **kwargs):
+        reports = real(self, *args, **kwargs)
+        seen.extend((g.record["seed"], g.record["chance"]) for r in reports for g in r.games)
+        return reports
+
+    monkeypatch.setattr(referee_module.Session, "play_matches", spy)
+    return seen
+
+
+def test_the_seed_chooses_the_deals_and_the_same_seed_plays_them_again(deals: list[tuple[str, list]]) -> None:
+    spec = bot_spec(RANDOM)
+    first = check_bot(spec, "reactor", seed="one", config=NO_SANDBOX)
+    one = list(deals)
+    deals.clear()
+    check_bot(spec, "reactor", seed="two", config=NO_SANDBOX)
+    two = list(deals)
+    deals.clear()
+    again = check_bot(spec, "reactor", seed="one", config=NO_SANDBOX)
+    assert [s for s, _ in one] == [f"one:{m}:0" for m in range(MATCHES)]
+    assert [s for s, _ in two] == [f"two:{m}:0" for m in range(MATCHES)]
+    assert all(a != b for (_, a), (_, b) in zip(one, two))  # other seed, other deal in every match
+    assert deals == one and again.decisions == first.decisions
+    assert (first.seed, first.matches, again.seed) == ("one", MATCHES, "one")
+
+
+def test_matches_sets_how_many_games_are_played(deals: list[tuple[str, list]]) -> None:
+    report = check_bot(bot_spec(RANDOM), "reactor", matches=7, config=NO_SANDBOX)
+    assert (report.games, report.matches, report.variant_matches, report.seed) == (7, 7, 0, SEED)
+    assert len(deals) == 7 and len({s for s, _ in deals}) == 7
+    with pytest.raises(ValueError, match="at least 1"):
+        check_bot(bot_spec(RANDOM), "reactor", matches=0, config=NO_SANDBOX)
+
+
+def test_the_report_names_the_seed_and_the_matches() -> None:
+    default = check_json("--game", "reactor")
+    assert (default["seed"], default["matches"], default["games"]) == ("check", 3, 3)
+    chosen = check_json("--game", "reactor", "--matches", "5", "--seed", "x7")
+    assert (chosen["ok"], chosen["seed"], chosen["matches"], chosen["games"]) == (True, "x7", 5, 5)
+    assert chosen["decisions"] != default["decisions"]
+    # A game with variants plays each match again with every variant on; the report says so.
+    keg = check_json("--game", "powder-keg", "--matches", "1", "--seed", "k")
+    assert (keg["seed"], keg["matches"], keg["variant_matches"]) == ("k", 1, 1) and keg["games"] >= 2
+    text = runner.invoke(app, ["check", RANDOM, "--game", "reactor", "--sandbox", "none", "--matches", "2",
+                               "--seed", "x7"]).output
+    assert "  played 2 game(s) over 2 match(es) (seed 'x7'), answered " in text
+    keg_text = runner.invoke(app, ["check", RANDOM, "--game", "powder-keg", "--sandbox", "none"]).output
+    assert " over 3 match(es) + 3 with every variant on (seed 'check')" in keg_text
+
+
+def test_check_help_shows_how_to_stress_a_bot() -> None:
+    text = " ".join(runner.invoke(app, ["check", "--help"]).output.split())  # as wrapped at any width
+    assert "arena check bot.py --game reactor --matches 50 --seed $RANDOM" in text
+    assert "--seed <str>" in text and "[default: check]" in text and "[default: 3; 1<=x<=1000]" in text
+
+
+@pytest.mark.parametrize("value", ["0", "1001", "many"])
+def test_a_bad_matches_is_a_one_line_error_with_status_2(value: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "arena.cli", "check", RANDOM, "--game", "reactor",
+                             "--sandbox", "none", "--matches", value], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: Invalid value for '--matches'"), result.stderr
