@@ -550,6 +550,8 @@ def games(
         order = sorted(range(len(r.places)), key=r.places.__getitem__)
         ranking = ", ".join(f"{r.places[s]}. {r.bots[s]}" for s in order)
         extra = (" [capped]" if r.capped else "") + (f" [{r.faults} fault(s)]" if r.faults else "")
+        if r.disqualified:  # forfeited with no fault in this game: say why, or it reads as a plain loss
+            extra += f" [{', '.join(r.bots[s] for s in r.disqualified)} disqualified]"
         typer.echo(f"{r.id}  {r.game}  {ranking}{extra}")
 
 

@@ -304,7 +304,11 @@ class FaultRow:
 
 @dataclass(frozen=True, slots=True)
 class GameSummary:
-    """One line of ``arena games``: bots and places in seat order."""
+    """One line of ``arena games``: bots and places in seat order.
+
+    ``disqualified`` lists the seats whose bots were out of the game from the start, disqualified
+    after faults in earlier games of the match: they lost without a fault of their own in this
+    game, so ``faults`` alone would make the loss look like a normal one."""
 
     id: str
     tournament: str | None
@@ -315,6 +319,7 @@ class GameSummary:
     capped: bool
     faults: int
     finished: str
+    disqualified: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -836,18 +841,26 @@ class Store:
             {"t": tournament, "b": bot, "limit": -1 if limit is None else limit},
         )
         seats: dict[str, list[tuple[str, int]]] = {r["id"]: [] for r in rows}
+        out: dict[str, list[int]] = {r["id"]: [] for r in rows}
         if rows:
+            # The referee forfeits a seat for a fault it stores with the game, or, with no fault
+            # row, because the bot was disqualified from the match: no schema change is needed.
             for r in self._all(
-                "SELECT game_id, bot, place FROM results WHERE game_id IN (SELECT value FROM json_each(?))"
-                " ORDER BY game_id, seat",
+                "SELECT r.game_id, r.seat, r.bot, r.place, r.forfeited AND NOT EXISTS"
+                " (SELECT 1 FROM faults f WHERE f.game_id = r.game_id AND f.seat = r.seat) AS disqualified"
+                " FROM results r WHERE r.game_id IN (SELECT value FROM json_each(?))"
+                " ORDER BY r.game_id, r.seat",
                 [orjson.dumps(list(seats)).decode()],
             ):
                 seats[r["game_id"]].append((r["bot"], r["place"]))
+                if r["disqualified"]:
+                    out[r["game_id"]].append(r["seat"])
         return [
             GameSummary(
                 id=r["id"], tournament=r["tournament"], game=r["game"],
                 bots=[b for b, _ in seats[r["id"]]], places=[p for _, p in seats[r["id"]]],
                 winner=r["winner"], capped=bool(r["capped"]), faults=r["faults"], finished=r["finished"],
+                disqualified=out[r["id"]],
             )
             for r in rows
         ]

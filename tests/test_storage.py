@@ -375,6 +375,19 @@ def test_played_ids_and_filters(store):
     assert store.fault_counts(tournament="t2") == {}
 
 
+def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
+    """A bot disqualified from a match forfeits its later games with no fault stored for them;
+    the summary names its seat, where a forfeit for a fault in that game is counted as a fault."""
+    a, b, c = add_bots(store)
+    for game_id, forfeits, faults in (("dq", [2], []), ("crash", [2], [FaultRow(2, "crash")]), ("clean", [], [])):
+        record = make_record(game_id, ["bot0", "bot1", "bot2"], [1, 2, 3], 0)
+        record["result"]["forfeits"] = forfeits
+        row = GameRow(id=game_id, game="reactor", seats=[a.id, b.id, c.id], winner=0, record=record)
+        store.add_game(row, seat_results(record), faults)
+    summaries = {g.id: (g.faults, g.disqualified) for g in store.games()}
+    assert summaries == {"dq": (0, [2]), "crash": (1, []), "clean": (0, [])}
+
+
 def test_save_ratings_replaces_a_tournaments_history(store):
     a, b, c = add_bots(store)
     store.start_tournament("t", "T", "reactor", {}, 1)
