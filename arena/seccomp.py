@@ -114,7 +114,7 @@ def program() -> bytes | None:
 def memfd(code: bytes) -> int:
     """A file descriptor holding ``code`` from its start, to pass to a child as ``--seccomp FD``;
     the caller closes it once the child has started."""
-    fd = os.memfd_create("arena-seccomp", 0)  # not close-on-exec: Popen's pass_fds keeps it
+    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)  # Popen's pass_fds hands it to bwrap alone
     try:
         os.write(fd, code)
         os.lseek(fd, 0, os.SEEK_SET)
