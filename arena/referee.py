@@ -54,6 +54,7 @@ from protocol.messages import (
     Limits,
     accept_action,
     accept_hello,
+    decode_answers,
     decode_bot_message,
 )
 from protocol import messages
@@ -399,19 +400,28 @@ class Seat:
                             return out
         oldest = next(iter(self.pending.values()))
         try:
-            msg = decode_bot_message(frame, self.config.max_message_size, ("action", "actions") if self.batch else ("action",))
+            entries = decode_answers(frame, self.config.max_message_size, self.batch)
         except ProtocolFault as fault:
             return [(oldest, fault)]
         out = []
-        for entry in msg["actions"] if msg["type"] == "actions" else [msg]:
-            pending = self.pending.pop(entry["id"], None)
+        for entry, fault in entries:
+            # An answer that names no outstanding request (its id unknown, repeated or unreadable)
+            # is stale; one that names one costs at most that request's game.
+            request_id = entry.get("id") if type(entry) is dict else None
+            if type(request_id) is float and request_id.is_integer():
+                request_id = int(request_id)  # JSON Schema's integer admits 6.0
+            pending = self.pending.pop(request_id, None) if type(request_id) is int else None
             if pending is None:
                 ids = ", ".join(map(str, self.pending)) or "none"
                 owed = next(iter(self.pending.values()), oldest)
+                named = f"request {request_id}" if type(request_id) is int else "no request id"
                 out.append((owed, ProtocolFault(
-                    FaultKind.STALE, f"action for request {entry['id']}, but the outstanding "
+                    FaultKind.STALE, f"action for {named}, but the outstanding "
                                      f"request{'s are' if len(self.pending) > 1 else ' is'} {ids}")))
                 break
+            if fault is not None:
+                out.append((pending, fault))
+                continue
             try:
                 out.append((pending, accept_action(entry, pending.request_id, pending.legal)))
             except ProtocolFault as fault:

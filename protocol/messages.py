@@ -516,6 +516,40 @@ def decode_bot_message(
     return msg
 
 
+def decode_answers(
+    frame: bytes | memoryview, max_size: int = DEFAULT_MAX_MESSAGE_SIZE, batch: bool = False
+) -> list[tuple[Any, ProtocolFault | None]]:
+    """The answers a bot's frame carries, each with its own ``schema`` fault or ``None``.
+
+    An ``action`` frame is one answer.  In an ``actions`` frame (allowed with ``batch``) whose
+    list is readable, an element that breaks the schema is a fault of that element alone, so
+    that it costs only its own game, as a wrong action does.  Raises :class:`ProtocolFault` for
+    a frame that is not a readable answer at all."""
+    try:
+        msg = decode_bot_message(frame, max_size, ("action", "actions") if batch else ("action",))
+    except ProtocolFault as fault:
+        if fault.kind is not FaultKind.SCHEMA or not batch:
+            raise
+        msg = codec.loads(frame)  # it decoded before failing the schema
+        answers = msg.get("actions") if type(msg) is dict else None
+        if msg.get("type") != "actions" or set(msg) != {"type", "actions"} or type(answers) is not list or not answers:
+            raise
+        return [(entry, _answer_fault(entry)) for entry in answers]
+    return [(entry, None) for entry in (msg["actions"] if msg["type"] == "actions" else [msg])]
+
+
+def _answer_fault(entry: Any) -> ProtocolFault | None:
+    """The schema fault of one element of ``actions`` (an ``action`` message without its type)."""
+    if type(entry) is not dict or "type" in entry:
+        found = "a key 'type'" if type(entry) is dict else f"{type(entry).__name__}"
+        return ProtocolFault(FaultKind.SCHEMA, f"an element of actions is an object of id and action, not {found}")
+    try:
+        validate({"type": "action", **entry}, ("action",))
+    except ProtocolFault as fault:
+        return ProtocolFault(FaultKind.SCHEMA, fault.fault.message.replace("invalid action message", "invalid element of actions"))
+    return None
+
+
 def accept_hello(msg: Mapping[str, Any]) -> Hello:
     """The bot's identity from a validated hello, or a ``protocol_version`` fault."""
     if msg["protocol"] != PROTOCOL_VERSION:

@@ -199,7 +199,19 @@ def test_an_illegal_answer_in_a_batch_forfeits_only_its_game() -> None:
     assert sum(r.starts[0] for r in reports) == 2
 
 
-@pytest.mark.parametrize("mode", ["dup", "invent"])
+def test_an_answer_breaking_the_schema_in_a_batch_forfeits_only_its_game() -> None:
+    """Rule (protocol README, batch): an element wrong in itself costs only its own game; the
+    frame's other answers count.  (Before, the whole frame was one schema fault: its other
+    answers were dropped, timed out, and the bot lost every game it played.)"""
+    reports, _ = play_lineup(batch_zoo("extrakey", "m2-g0"), matches=12)
+    faults = faults_by_game(reports)
+    assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "schema")]
+    assert "invalid element of actions" in faults["m2-g0"][0][2]
+    assert [g for g, f in faults.items() if f] == ["m2-g0"]
+    assert sum(r.starts[0] for r in reports) == 2
+
+
+@pytest.mark.parametrize("mode", ["dup", "invent", "noid"])
 def test_a_repeated_or_invented_id_in_a_batch_is_stale(mode: str) -> None:
     """Rule: an answer to no pending request (here inside an actions frame) is stale; the bot is
     stopped and forfeits every game it plays, one of them counted as the fault."""

@@ -4,7 +4,8 @@ Run as ``zoo_batch.py ENDPOINT MODE GAME``.  It answers every frame of requests 
 ``actions`` frame (the first legal action each).  In the frame holding the second request of the
 game whose id ends with GAME, by MODE: ``illegal`` answers that game with an action that is never
 legal, ``dup`` answers it twice in the frame, ``invent`` adds an answer to a request never made,
-``garbage`` sends a frame that is not JSON instead of the answers.  ``slow:MS`` sleeps MS
+``garbage`` sends a frame that is not JSON instead of the answers, ``extrakey`` answers that game with
+an element carrying a key the schema does not allow, ``noid`` with an element without its id.  ``slow:MS`` sleeps MS
 milliseconds per request before answering each frame.  Written without the SDK, so that it
 misbehaves exactly when told.
 """
@@ -39,6 +40,10 @@ while True:
                 answer["action"] = {"type": "play", "card": "Z"}
             if mode == "dup":
                 answers.append(dict(answer))
+            if mode == "extrakey":
+                answer["why"] = "because"
+            if mode == "noid":
+                del answer["id"]
         answers.append(answer)
     if mode.startswith("slow:"):
         time.sleep(int(mode[5:]) * len(batch) / 1000)
