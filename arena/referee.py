@@ -797,6 +797,15 @@ class _Table:
                 g.extra.append({"auto": True})
                 continue
             seat = self.seats[i]
+            if g.time_left_ms[i] <= 0:
+                # Its last answer came as its game time ran out (a deadline is kept to the
+                # millisecond): no time is left to ask it anything, so it forfeits now.  It is
+                # not stopped: it is waiting, not thinking.
+                fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
+                self.remove(g, i, seat, fault.kind.value, fault.fault.message, len(state.decisions))
+                if seat.channel is not None:
+                    seat.channel.send(messages.error(fault.kind, fault.fault.message))
+                continue
             deadline_ms = min(limits.decision_ms, g.time_left_ms[i])
             seat.next_id += 1
             request = {
@@ -883,7 +892,7 @@ class _Table:
                     self.fault(seat, p, action)
                     continue
                 g = p.game
-                g.time_left_ms[p.seat] -= int(elapsed + 0.5)
+                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(elapsed + 0.5))
                 g.state.apply(action)
                 g.extra.append({"ms": round(elapsed, 2)})
                 g.asked = None

@@ -120,6 +120,20 @@ def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     assert game.record["faults"][0]["kind"] == kind
 
 
+def test_a_bot_whose_game_time_runs_out_as_it_answers_is_never_asked_with_no_time() -> None:
+    """Time limits: a bot that answers just as its game time runs out has its answer counted
+    (deadlines are kept to the millisecond) and then forfeits, without being sent a request with
+    0 or -1 ms left (which the schema forbids, and which no bot could answer): zoo_spend dies
+    and says so on stderr if it is.  (Its answer may also come a hair too late, or leave it 1 ms
+    for its next decision: then it times out as usual.)"""
+    report = play(zoo("spend"), points=3, limits=Limits(decision_ms=1000, game_ms=500, startup_ms=8_000))
+    faults = [f for g in report.games for f in g.faults]
+    assert faults and all(f.seat == 0 for f in faults)
+    assert {f.kind for f in faults} == {"timeout"}, [f.message for f in faults]
+    assert all(g.record["result"]["forfeits"] == [0] for g in report.games)
+    assert not any("asked with" in text for g in report.games for text in g.logs.values())
+
+
 def test_a_bot_that_never_started_cannot_outlast_one_that_plays(caplog: pytest.LogCaptureFixture) -> None:
     """Forfeit (absent seats): a bot that failed to start leaves before the first decision, so an
     opponent that would fault at its first turn still beats it (a walkover), and a table where no
