@@ -210,7 +210,7 @@ class Seat:
         self.endpoint_dir: Path | None = None
         self.ready = False  # handshake done and not stopped since
         self.retiring = False  # faulted: finishes the games it plays, then is restarted
-        self.welcomed: tuple[list[str], int] | None = None
+        self.welcomed: tuple[list[str], int, list[str]] | None = None  # names, seat, variants
         self.hello_name: str | None = None
         self.concurrent = 1  # games at once, as its hello offered
         self.batch = False  # takes several requests in one frame (hello.batch)
@@ -295,7 +295,8 @@ class Seat:
         self.ready = True
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
-        """Tell the bot about the lineup it plays next: the game, its seat, the names."""
+        """Tell the bot about the lineup it plays next: the game, its seat, the names, the variants
+        (sent again whenever one of them changes, so that the welcome a bot holds is never stale)."""
         assert self.channel is not None
         self.channel.send(messages.welcome(game, self.index, names, variants, self.config.limits))
 
@@ -732,9 +733,9 @@ class _Table:
 
     def welcome(self, seats: list[Seat]) -> None:
         for seat in seats:
-            if seat.ready and seat.welcomed != (self.names, seat.index):
+            if seat.ready and seat.welcomed != (self.names, seat.index, self.variants):
                 seat.welcome(self.game.name, self.names, self.variants)
-                seat.welcomed = (self.names, seat.index)
+                seat.welcomed = (self.names, seat.index, self.variants)
 
     def start_game(self, run: _Run) -> _Game:
         match = run.match

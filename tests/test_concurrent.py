@@ -240,3 +240,24 @@ def test_actions_from_a_bot_that_did_not_offer_batch_are_a_schema_fault() -> Non
     assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "schema")]
     assert "unexpected message type 'actions'" in faults["m2-g0"][0][2]
     assert [g for g, f in faults.items() if f] == ["m2-g0"]
+
+
+def test_a_lineup_played_again_with_other_variants_is_welcomed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session that plays the same bots again with other variants (as `arena check` does for
+    Powder Keg) welcomes them again, so welcome.variants always matches the games that follow."""
+    sent: list[tuple[int, list[str]]] = []
+    welcome = referee_module.Seat.welcome
+
+    def spy(self, game, names, variants):
+        sent.append((self.index, list(variants)))
+        return welcome(self, game, names, variants)
+
+    monkeypatch.setattr(referee_module.Seat, "welcome", spy)
+    game = get_game("powder-keg")
+    bots = [bot_spec(RANDOM, f"random{i}") for i in range(2)]
+    with Referee(RefereeConfig(limits=FAST, sandbox_mode=MODE)) as referee, referee.session() as session:
+        for variants in ((), tuple(game.variants)):
+            reports = session.play_matches(game, GameConfig(players=2, points=1, variants=variants), bots,
+                                           [MatchPlan(f"v{len(variants)}", f"v{len(variants)}m0")])
+            assert all(g.faults == [] for r in reports for g in r.games)
+    assert sent == [(0, []), (1, []), (0, list(game.variants)), (1, list(game.variants))]
