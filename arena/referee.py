@@ -277,14 +277,15 @@ class Seat:
                 raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
             hello = accept_hello(decode_bot_message(frame, self.config.max_message_size, ("hello",)))
         except ProtocolFault as fault:
-            if fault.kind == FaultKind.PROTOCOL_VERSION:
-                self.startup_fault = fault
+            # Whatever went wrong, the bot never became ready: a start-up fault, unless it speaks
+            # another protocol version (which it must be told as such).
+            self.startup_fault = fault if fault.kind == FaultKind.PROTOCOL_VERSION else ProtocolFault(
+                FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
+            if frame is not None:  # it said something: tell it what was wrong, as for any fault
                 self.channel.send(messages.error(fault.kind, fault.fault.message))
                 self.channel.send(messages.shutdown())  # as the protocol promises
                 if self.proc is not None:
                     self.proc.wait(0.5)  # a well-behaved bot exits on its own (and says why on stderr)
-            else:  # whatever went wrong, the bot never became ready: a start-up fault
-                self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
             # Stop it now (a hung bot must not linger while the others play); keep what it said.
             self.startup_log += self.stop(reason="startup")
             return

@@ -100,6 +100,7 @@ def test_random_bots_play_a_match_warm() -> None:
         (zoo("raw", "twice"), "stale"),
         (zoo("raw", "close"), "disconnected"),
         (zoo("raw", "version"), "protocol_version"),
+        (zoo("raw", "badhello"), "startup"),
         (zoo("crash_start"), "startup"),
     ],
     ids=lambda v: v.name if isinstance(v, BotSpec) else v,
@@ -171,6 +172,16 @@ def test_a_wrong_protocol_version_gets_an_error_then_shutdown() -> None:
     then ``shutdown`` (the bot can exit cleanly; what it wrote is kept with the game)."""
     report = play(zoo("raw", "version"))
     assert [f.kind for f in report.games[0].faults] == ["protocol_version"]
+    assert "after the error: shutdown" in report.games[0].logs[0]
+
+
+def test_a_bad_hello_is_a_startup_fault_and_the_bot_is_told_why() -> None:
+    """Faults, point 3: a first message that is not a valid hello is recorded as a start-up fault
+    naming what was wrong, and the bot gets an ``error`` of that kind, then ``shutdown``."""
+    report = play(zoo("raw", "badhello"))
+    fault = report.games[0].faults[0]
+    assert (fault.kind, fault.seat) == ("startup", 0) and fault.message.startswith("schema: ")
+    assert "error: schema: invalid hello message" in report.games[0].logs[0]
     assert "after the error: shutdown" in report.games[0].logs[0]
 
 

@@ -2,7 +2,8 @@
 
 Run as ``zoo_raw.py ENDPOINT MODE``: garbage (not JSON), badjson (truncated JSON), schema (JSON
 but not a valid message), huge (a message over the size bound), twice (answers every request
-twice), close (closes its socket and lingers), version (hello with protocol 99).
+twice), close (closes its socket and lingers), version (hello with protocol 99), badhello (a
+hello with a key the schema does not allow).
 """
 import json
 import sys
@@ -14,11 +15,15 @@ endpoint, mode = sys.argv[1], sys.argv[2]
 sock = zmq.Context().socket(zmq.DEALER)
 sock.setsockopt(zmq.LINGER, 1000)
 sock.connect(endpoint)
-sock.send_json({"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"})
+hello = {"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"}
+if mode == "badhello":
+    hello["colour"] = "blue"
+sock.send_json(hello)
 while True:
     msg = json.loads(sock.recv())
-    if msg["type"] == "error" and mode == "version":
-        # The protocol promises a shutdown after the version error: say what came next.
+    if msg["type"] == "error" and mode in ("version", "badhello"):
+        sys.stderr.write(f"error: {msg['kind']}: {msg['message']}\n")
+        # The protocol promises a shutdown after an error at hello: say what came next.
         sys.stderr.write(f"after the error: {json.loads(sock.recv())['type']}\n")
         break
     if msg["type"] in ("shutdown", "error"):
