@@ -111,12 +111,13 @@ def _adapt(bot: Any) -> Callable[[Observation, list[Action], Context], Action]:
 FLUSH_AFTER_S = 0.002
 
 
-def _idle_limit(idle_timeout: float, ctx: Context, players: int) -> float:
+def _idle_limit(idle_timeout: float, ctx: Context, players: int, concurrent: int = 1) -> float:
     # The longest the referee may legitimately stay silent: every other seat using its whole
-    # game budget, plus a bot restart.  A vanished referee is noticed at once anyway, through
-    # the dropped connection; this limit only covers a referee that hangs.
+    # game budget in each of the games in play at once, plus a bot restart.  A vanished referee
+    # is noticed at once anyway, through the dropped connection; this limit only covers a
+    # referee that hangs.
     limits = ctx.limits
-    busy = max(players - 1, 0) * limits.game_ms + limits.startup_ms + limits.decision_ms
+    busy = concurrent * max(players - 1, 0) * limits.game_ms + limits.startup_ms + limits.decision_ms
     return max(idle_timeout, busy / 1000.0)
 
 
@@ -151,7 +152,7 @@ def run(
     CPU per decision (README, benchmarks).  It needs a function or a class, since an instance
     shared by interleaved games would mix them up.
 
-    ``endpoint`` defaults to ``argv[1]``, then ``$ARENA_ENDPOINT``.  The bot gives up after
+    ``endpoint`` defaults to ``$ARENA_ENDPOINT``, then ``argv[1]``.  The bot gives up after
     ``idle_timeout`` seconds without a message (stretched after the welcome to cover the
     slowest legal table) or as soon as the referee's connection drops.
     """
@@ -242,7 +243,7 @@ def run(
                 lineup.seat, lineup.game, lineup.players = msg["seat"], msg["game"], msg["players"]
                 lineup.names, lineup.variants = msg["names"], msg["variants"]
                 lineup.limits = Limits.from_json(msg["limits"])
-                limit = _idle_limit(idle_timeout, lineup, lineup.players)
+                limit = _idle_limit(idle_timeout, lineup, lineup.players, concurrent)
             elif kind == "game_start":
                 match = match_of(msg.get("match_id", ""))
                 by_game[msg["game_id"]] = match

@@ -702,3 +702,13 @@ def test_protocol_imports_nothing_from_arena() -> None:
     for path in (ROOT / "protocol").glob("*.py"):
         source = path.read_text(encoding="utf-8")
         assert "from arena" not in source and "import arena" not in source, path.name
+
+
+def test_sdk_waits_longer_for_a_referee_of_many_games_at_once() -> None:
+    """A referee may stay silent towards a bot while the other seats use their whole game time
+    in every game in play: with 16 games at once that is 16 times as long as with one, and an
+    SDK bot must not give up (and crash out of its games) before then."""
+    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000))
+    one, many = sdk._idle_limit(60, ctx, 4, 1), sdk._idle_limit(60, ctx, 4, 16)
+    assert one == (3 * 60_000 + 10_000 + 2000) / 1000
+    assert many == (16 * 3 * 60_000 + 10_000 + 2000) / 1000
