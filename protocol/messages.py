@@ -150,8 +150,8 @@ class GameStartMsg(TypedDict):
     seat: int
     config: dict[str, Any]
     scores: list[int]
-    seed: NotRequired[str]
-    match_id: NotRequired[str]
+    seed: str
+    match_id: str
 
 
 class RequestMsg(TypedDict):
@@ -185,7 +185,7 @@ class MatchOverMsg(TypedDict):
     type: Literal["match_over"]
     scores: list[int]
     winner: int | None
-    match_id: NotRequired[str]
+    match_id: str
 
 
 class ShutdownMsg(TypedDict):
@@ -248,24 +248,20 @@ def welcome(
 
 
 def game_start(
-    game_id: str, index: int, seat: int, config: Mapping[str, Any], scores: Iterable[int], seed: str | None = None,
-    match_id: str | None = None,
+    game_id: str, index: int, seat: int, config: Mapping[str, Any], scores: Iterable[int], seed: str, match_id: str,
 ) -> GameStartMsg:
     """A new game of the match ``match_id``; ``scores`` are the match points so far, ``seed`` one for
     the bot's own use."""
-    msg: GameStartMsg = {
+    return {
         "type": "game_start",
         "game_id": game_id,
         "index": index,
         "seat": seat,
         "config": dict(config),
         "scores": list(scores),
+        "seed": seed,
+        "match_id": match_id,
     }
-    if seed is not None:
-        msg["seed"] = seed
-    if match_id is not None:
-        msg["match_id"] = match_id
-    return msg
 
 
 def request(
@@ -317,12 +313,9 @@ def game_over(
     }
 
 
-def match_over(scores: Iterable[int], winner: int | None, match_id: str | None = None) -> MatchOverMsg:
+def match_over(scores: Iterable[int], winner: int | None, match_id: str) -> MatchOverMsg:
     """The end of the match ``match_id``."""
-    msg: MatchOverMsg = {"type": "match_over", "scores": list(scores), "winner": winner}
-    if match_id is not None:
-        msg["match_id"] = match_id
-    return msg
+    return {"type": "match_over", "scores": list(scores), "winner": winner, "match_id": match_id}
 
 
 def shutdown(reason: str | None = None) -> ShutdownMsg:

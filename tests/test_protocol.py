@@ -72,7 +72,7 @@ def examples() -> list[dict[str, Any]]:
         m.action(7, {"type": "play", "card": "S", "value": 11}),
         m.welcome("reactor", 1, ["alice", "random", "greedy"], [], m.Limits()),
         m.welcome("powder-keg", 0, ["a", "b", "c"], ["five-different"], m.Limits(500, 30_000, 5_000)),
-        m.game_start("t1-p3-g0", 0, 1, {"players": 3, "variants": [], "starter": 0}, [0, 0, 0]),
+        m.game_start("t1-p3-g0", 0, 1, {"players": 3, "variants": [], "starter": 0}, [0, 0, 0], "0123456789abcdef", "t1-p3"),
         m.request(
             7,
             "t1-p3-g0",
@@ -93,8 +93,8 @@ def examples() -> list[dict[str, Any]]:
         m.game_over(
             "t1-p3-g0", {"places": [1, 3, 2], "winner": 0}, fault=Fault(FaultKind.TIMEOUT, "no answer in 2000 ms")
         ),
-        m.match_over([2, 5, 1], 1),
-        m.match_over([2, 2, 2], None),
+        m.match_over([2, 5, 1], 1, "t1-p3"),
+        m.match_over([2, 2, 2], None, "t1-p3"),
         m.shutdown(),
         m.shutdown("match over"),
         m.error(FaultKind.ILLEGAL, 'action {"type":"play","card":"9"} is not in the legal set'),
@@ -151,7 +151,9 @@ def bad_examples() -> list[tuple[str, Any]]:
         ("welcome with extra limit", {**examples()[3], "limits": {**m.Limits().to_json(), "think_ms": 5}}),
         ("game_over with unknown fault", {**examples()[8], "fault": {"kind": "bored", "message": "x"}}),
         ("game_over without places", {**examples()[8], "result": {"winner": 1}}),
-        ("match_over winner as string", m.match_over([1, 2], "1")),  # type: ignore[arg-type]
+        ("match_over winner as string", m.match_over([1, 2], "1", "m")),  # type: ignore[arg-type]
+        ("game_start without seed", _without(examples()[5], "seed")),  # always sent: a bot may rely on it
+        ("match_over without match_id", _without(m.match_over([1, 0], 0, "m"), "match_id")),
         ("shutdown with nonsense", {"type": "shutdown", "now": True}),
         ("error with unknown kind", {"type": "error", "kind": "oops", "message": "x"}),
     ]
@@ -399,7 +401,7 @@ def play_match(ref: Channel, games: int = 1) -> list[dict[str, Any]]:
     request_id = 0
     for game in range(games):
         game_id = f"test-g{game}"
-        ref.send(m.game_start(game_id, game, 1, {"players": 3}, [game, 0, 0]))
+        ref.send(m.game_start(game_id, game, 1, {"players": 3}, [game, 0, 0], f"seed{game}", "m0"))
         for decision, legal, forced in [
             ("RD1", REACTOR_LEGAL, [m.forced("RD1", {"type": "play", "card": "RL"})]),
             ("RD2", REACTOR_LEGAL[:2] + [{"type": "stop"}], []),
@@ -412,7 +414,7 @@ def play_match(ref: Channel, games: int = 1) -> list[dict[str, Any]]:
             assert accept_action(reply, request_id, legal) == reply["action"]
             replies.append(reply)
         ref.send(m.game_over(game_id, {"places": [2, 1, 3], "winner": 1}, [{"type": "overload", "seat": 2}]))
-    ref.send(m.match_over([0, games, 0], None))
+    ref.send(m.match_over([0, games, 0], None, "m0"))
     ref.send(m.shutdown())
     return replies
 
@@ -502,7 +504,7 @@ def test_interleaved_matches_get_one_instance_each(referee: Channel, endpoint: s
     assert accept_hello(hello).concurrent == 4 and hello["concurrent"] == 4
     referee.send(m.welcome("reactor", 1, ["alice", "tester", "carol"], [], m.Limits()))
     for match in ("a", "b"):
-        referee.send(m.game_start(f"{match}-g0", 0, 1, {"players": 3}, [0, 0, 0], match_id=match))
+        referee.send(m.game_start(f"{match}-g0", 0, 1, {"players": 3}, [0, 0, 0], "5eed", match))
     event = [{"type": "play", "seat": 0, "card": "7"}]
     # Four requests sent before any answer: a, b, b, a (the b game got two events in between).
     sent = [(1, "a-g0"), (2, "b-g0"), (3, "b-g0"), (4, "a-g0")]
@@ -541,7 +543,7 @@ def test_a_batch_of_requests_is_answered_in_one_frame_when_quick(
     assert accept_hello(hello).batch and hello["batch"] is True
     referee.send(m.welcome("reactor", 1, ["alice", "tester", "carol"], [], m.Limits()))
     for match in ("a", "b", "c"):
-        referee.send(m.game_start(f"{match}-g0", 0, 1, {"players": 3}, [0, 0, 0], match_id=match))
+        referee.send(m.game_start(f"{match}-g0", 0, 1, {"players": 3}, [0, 0, 0], "5eed", match))
     event = [{"type": "play", "seat": 0, "card": "7"}]
     sent = [(1, "a-g0"), (2, "b-g0"), (3, "c-g0")]
     referee.send(m.requests([m.request(i, g, "RD1", REACTOR_OBSERVATION, REACTOR_LEGAL, 60_000, 2_000, event)
