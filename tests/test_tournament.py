@@ -72,9 +72,15 @@ def test_malformed_file_names_the_field(tmp_path: Path, text: str, field: str) -
 def test_bundled_tournament_files_are_valid() -> None:
     files = sorted((ROOT / "tournaments").glob("*.toml"))
     assert {f.name for f in files} >= {"quickstart-reactor.toml", "quickstart-powder-keg.toml"}
+    games_of: dict[str, set[str]] = {}
     for path in files:
         spec = load_tournament(path)
         assert all(b.path is None or b.path.exists() for b in spec.bots)
+        for b in spec.bots:
+            games_of.setdefault(b.name, set()).add(spec.game)
+    # A bot name is registered for one game: the bundled files must all run on one database
+    # (the default arena.db), one after the other.
+    assert {name: games for name, games in games_of.items() if len(games) > 1} == {}
 
 
 def results_of(db: Path) -> dict[str, tuple]:
