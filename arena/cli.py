@@ -403,7 +403,7 @@ def run(
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP + " With csv, json or markdown only the ratings go to stdout.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs pip install 'arena[cluster]'.")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs the cluster extra: pip install -e '.[cluster]' in the arena project.")] = None,
 ) -> None:
     """Run a tournament; an interrupted run resumes where it stopped when run again.
 
@@ -433,19 +433,27 @@ def run(
 
         multiprocessing_logging.install_mp_handler()
     bar = ProgressBar(enabled=not quiet)
+    seen: list = []  # the latest progress: were any games played or stored before an error?
+
+    def on_progress(progress) -> None:
+        seen[:] = [progress]
+        bar.update(progress)
+
     with _sigint_here_only(), _store(db, create=True) as store:
         try:
             tournament = Tournament(spec, store, db)
-            outcome = tournament.run(workers=workers, on_progress=bar.update, cluster=cluster)
+            outcome = tournament.run(workers=workers, on_progress=on_progress, cluster=cluster)
         except KeyboardInterrupt:
             bar.close()
             typer.echo(f"interrupted: the games finished so far are stored in {db}; "
                        "run the same command again to play the rest", err=True)
             raise typer.Exit(130) from None
-        except StorageError as exc:  # the store stopped taking games (a full disk, say)
+        except StorageError as exc:  # the store refused the tournament, or stopped taking games (a full disk)
             bar.close()
-            raise StorageError(f"{exc}. The games finished before are stored: fix this, then run the "
-                               "same command again to play the rest") from None
+            if seen and seen[0].games_done:
+                raise StorageError(f"{exc}. The games finished before are stored: fix this, then run the "
+                                   "same command again to play the rest") from None
+            raise
         bar.close()
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}", err=to_stderr)

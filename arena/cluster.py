@@ -23,7 +23,7 @@ Running a cluster by hand::
     arena run tournaments/quickstart-reactor.toml --cluster tcp://HOST:8786 --workers 4
 
 Every worker machine needs the project installed in the Python the worker runs
-(``pip install 'arena[cluster]'``), bubblewrap (``bwrap``) for the sandbox, and ``node`` for
+(the ``cluster`` extra: ``pip install -e '.[cluster]'`` in the project), bubblewrap (``bwrap``) for the sandbox, and ``node`` for
 JavaScript bots.  Keep ``--nthreads 1`` (a match is CPU-bound, and bots die with the thread
 that started them), and give ``--workers`` the cluster's total number of worker processes, so
 the tables are split into enough jobs to keep each of them busy.  ``--cluster local`` starts a
@@ -73,7 +73,8 @@ def _distributed() -> Any:
         import distributed
     except ImportError as exc:
         raise ArenaError(
-            f"running on a Dask cluster needs dask.distributed ({exc}): pip install 'arena[cluster]'"
+            f"running on a Dask cluster needs dask.distributed ({exc}): install the cluster extra, "
+            "pip install -e '.[cluster]' in the arena project folder"
         ) from None
     return distributed
 

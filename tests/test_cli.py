@@ -182,6 +182,17 @@ def test_run_checks_the_format_before_playing(tmp_path: Path) -> None:
     assert not db.exists()  # nothing was played
 
 
+def test_a_run_refused_before_any_game_does_not_speak_of_stored_games(tmp_path: Path) -> None:
+    """A bot name taken by the other game refuses the tournament before any game: the error says
+    what to change, and does not claim that games were stored (as after a failure mid-run)."""
+    db = tmp_path / "a.db"
+    ok("run", str(random_tournament(tmp_path)), "--db", str(db), "--quiet")
+    keg = tmp_path / "keg.toml"
+    keg.write_text(random_tournament(tmp_path, "keg").read_text().replace('game = "reactor"', 'game = "powder-keg"'))
+    line = one_line_error(arena("run", str(keg), "--db", str(db)), 1, "bot 'p0' is registered for reactor")
+    assert "stored" not in line
+
+
 def test_run_with_a_data_format_prints_only_the_data_on_stdout(tmp_path: Path) -> None:
     spec, db = str(random_tournament(tmp_path)), str(tmp_path / "a.db")
     done = runner.invoke(app, ["run", spec, "--db", db, "--quiet", "--format", "json"])
