@@ -17,6 +17,7 @@ from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
 
 MATCHES = 3  # self-play matches: enough to interleave the games of a bot that offers it
 SEED = "check"  # fixed by default, so a report can be reproduced
+SHOWN_FAULTS = 5  # fault lines in the text report (the JSON report has them all)
 
 
 @dataclass(slots=True)
@@ -60,12 +61,18 @@ class CheckReport:
         if self.median_ms is not None:
             out.append(f"  thinking time: median {self.median_ms:.1f} ms, max {self.max_ms} ms "
                        f"(limit {self.decision_limit_ms} ms per decision)")
-        for fault in self.faults:
-            out.append(f"  fault: {fault['kind']} (seat {fault['seat']}): {fault['message']}")
+        for fault in self.faults[:SHOWN_FAULTS]:
+            where = f"seat {fault['seat']}, game {fault['game_id']}" + (
+                f", decision {fault['decision']}" if fault.get("decision") is not None else "")
+            out.append(f"  fault: {fault['kind']} ({where}): {fault['message']}")
+        if len(self.faults) > SHOWN_FAULTS:
+            out.append(f"  ... and {len(self.faults) - SHOWN_FAULTS} more fault(s) (--json lists them all)")
         for problem in self.problems:
             out.append(f"  problem: {problem}")
         if self.stderr.strip():
-            out.append("  stderr (last lines):")
+            first = self.faults[0] if self.faults else None
+            out.append("  stderr (last lines)" + (f" of seat {first['seat']} in game {first['game_id']}, where "
+                                                   "the first fault happened:" if first else ":"))
             out.extend("    " + line for line in self.stderr.strip().splitlines()[-15:])
         return out
 
@@ -86,16 +93,24 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     if game.variants:  # the same matches again with every variant on: a bot must handle them too
         configs.append(GameConfig(players=seats, points=1, variants=tuple(game.variants)))
     reports = []
+    problems: list[str] = []
     with Referee(config) as referee, referee.session() as session:
         for number, game_config in enumerate(configs):
-            reports += session.play_matches(
-                game, game_config, bots,
-                [MatchPlan(p.seed, f"{p.match_id}-{number}" if number else p.match_id) for p in plans])
+            todo = [MatchPlan(p.seed, f"{p.match_id}-{number}" if number else p.match_id) for p in plans]
+            if number == 0:
+                # The first match alone: a bot that never says hello is not started again for
+                # every game of every match (each start waits startup_ms).
+                reports += session.play_matches(game, game_config, bots, todo[:1])
+                if reports[0].hello_names[0] is None:
+                    problems.append("the bot never sent a valid hello, so the check stopped after the first match")
+                    break
+                todo = todo[1:]
+            if todo:
+                reports += session.play_matches(game, game_config, bots, todo)
     report = reports[0]
     played = [g for r in reports for g in r.games]
     times = [d["ms"] for g in played for d in g.record["decisions"] if "ms" in d]
-    faults = [f.to_json() for g in played for f in g.faults]
-    problems: list[str] = []
+    faults = [{**f.to_json(), "game_id": g.game_id} for g in played for f in g.faults]
     limit = config.limits.decision_ms
     if times and max(times) > limit * 0.8:
         problems.append(f"a decision took {max(times)} ms, close to the {limit} ms limit")
@@ -104,7 +119,11 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         problems.append(f"start-up took {max(started)} ms (limit {config.limits.startup_ms} ms)")
     if not times and not faults:
         problems.append("the bot was never asked a decision (every decision had a single legal action)")
-    logs = "".join(text for g in played for _, text in sorted(g.logs.items()))  # any seat's: any may fault
+    if faults:  # where the first fault happened: its traceback, not the other seats' chatter
+        first = next(g for g in played if g.faults)
+        logs = first.logs.get(first.faults[0].seat, "")
+    else:
+        logs = "".join(text for g in played for _, text in sorted(g.logs.items()))
     return CheckReport(
         bot=spec.name,
         game=game.name,

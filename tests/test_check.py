@@ -15,6 +15,7 @@ from arena import referee as referee_module
 from arena.check import MATCHES, SEED, check_bot
 from arena.cli import app
 from arena.referee import RefereeConfig, bot_spec
+from protocol.messages import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random_bot.py")
@@ -96,3 +97,28 @@ def test_a_bad_matches_is_a_one_line_error_with_status_2(value: str) -> None:
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: Invalid value for '--matches'"), result.stderr
+
+
+def test_a_fault_is_shown_where_it_happened_with_that_seats_stderr() -> None:
+    """Each fault names its seat, game and decision, and the stderr shown is the faulting
+    seat's in that game (its traceback), not the last lines of every seat mixed together."""
+    spec = bot_spec(str(ROOT / "tests" / "bots" / "zoo_crash_mid.py"))
+    report = check_bot(spec, "reactor", matches=2, config=NO_SANDBOX)
+    assert not report.ok and report.faults
+    first = report.faults[0]
+    assert first["kind"] == "crash" and first["game_id"].startswith("check") and first["decision"] is not None
+    text = "\n".join(report.lines())
+    assert f"seat {first['seat']}, game {first['game_id']}, decision {first['decision']}" in text
+    assert f"of seat {first['seat']} in game {first['game_id']}" in text
+    assert "deliberate crash on the third decision" in text
+
+
+def test_a_bot_that_never_says_hello_is_not_started_for_every_match() -> None:
+    """A silent bot costs one start-up wait, not one per game of every match: the check stops
+    after the first match and says why."""
+    spec = bot_spec(str(ROOT / "tests" / "bots" / "sandbox_sleeper.py"))
+    config = RefereeConfig(sandbox_mode="none", limits=Limits(startup_ms=500))
+    report = check_bot(spec, "powder-keg", matches=5, config=config)
+    assert not report.ok and {f["game_id"].split("-")[0] for f in report.faults} == {"check0"}
+    assert {f["kind"] for f in report.faults} == {"startup"}
+    assert any("never sent a valid hello" in p for p in report.problems)

@@ -426,7 +426,7 @@ def test_check_plays_the_variants_and_shows_any_seats_stderr() -> None:
     assert variant.exit_code == 1 and "FAILED" in variant.output and "VARIANT BUG" in variant.output
     seat1 = runner.invoke(app, ["check", str(ROOT / "tests/bots/zoo_seat1.py"), "--game", "reactor",
                                 "--sandbox", "none"])
-    assert seat1.exit_code == 1 and "fault: crash (seat 1)" in seat1.output and "SEAT1 BUG" in seat1.output
+    assert seat1.exit_code == 1 and "fault: crash (seat 1, game " in seat1.output and "SEAT1 BUG" in seat1.output
 
 
 def test_bots_add_checks_with_the_time_limits_given(tmp_path: Path) -> None:
