@@ -138,6 +138,9 @@ def table_config(config: GameConfig, seats: int) -> GameConfig:
     return config if config.players == seats else replace(config, players=seats)
 
 
+RUN_ONLY_FIELDS = frozenset({"concurrent"})  # settings a resumed run may change
+
+
 class Tournament:
     """A tournament bound to a store: resolve bots, schedule, execute, rate."""
 
@@ -161,8 +164,10 @@ class Tournament:
             version_ids = stored.pop("bot_versions", {})
             # Bots are compared by name here and by content below, not by path: a project moved
             # or copied elsewhere still resumes its tournament.
-            differ = sorted(k for k in stored.keys() | wanted.keys()
-                            if _without_paths(k, stored.get(k)) != _without_paths(k, wanted.get(k)))
+            # How many games are in play at once changes how fast, never what is played: a
+            # resumed run may change it.
+            differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
+                            and _without_paths(k, stored.get(k)) != _without_paths(k, wanted.get(k)))
             if differ:
                 raise ConfigError(
                     f"tournament {self.id!r} is already in this database with other settings "

@@ -114,6 +114,22 @@ def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
             Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
 
 
+def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: Path) -> None:
+    """`concurrent` changes how fast a tournament plays, not what: a run interrupted with one
+    setting resumes with another (it was refused as 'other settings'), to the same results."""
+    db, fresh = tmp_path / "a.db", tmp_path / "b.db"
+    with Store(str(db)) as store:
+        first = Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, db)
+        first.run(workers=1)
+        store.db.execute("DELETE FROM games WHERE id IN (SELECT id FROM games ORDER BY id DESC LIMIT 3)")
+        resumed = Tournament(load_tournament(write(tmp_path, random_field(3, games=2, extra="concurrent = 2"),
+                                                   "u.toml")), store, db).run(workers=1)
+        assert resumed.errors == [] and resumed.played == 3
+    with Store(str(fresh)) as store:
+        Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, fresh).run(workers=1)
+    assert results_of(db) == results_of(fresh)
+
+
 def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
     """kill -9 at a random moment loses nothing stored; the rerun plays only what is missing."""
     spec_file = write(tmp_path, random_field(5, games=2, name="killme"))
