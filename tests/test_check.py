@@ -122,3 +122,17 @@ def test_a_bot_that_never_says_hello_is_not_started_for_every_match() -> None:
     assert not report.ok and {f["game_id"].split("-")[0] for f in report.faults} == {"check0"}
     assert {f["kind"] for f in report.faults} == {"startup"}
     assert any("never sent a valid hello" in p for p in report.problems)
+
+
+def test_the_readme_example_bot_passes_the_check(tmp_path: Path) -> None:
+    """The bot a newcomer copies from README.md ("Writing a bot") plays both games cleanly."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"## Writing a bot.*?```python\n(.*?)```", text, re.S)
+    assert code is not None
+    bot = tmp_path / "my_bot.py"
+    bot.write_text(code.group(1))
+    for game in ("reactor", "powder-keg"):
+        report = check_bot(bot_spec(str(bot)), game, matches=1, config=NO_SANDBOX)
+        assert report.ok and report.hello_name == "my-bot", report.lines()
