@@ -447,6 +447,7 @@ def run(
             bar.close()
             typer.echo(f"interrupted: the games finished so far are stored in {db}; "
                        "run the same command again to play the rest", err=True)
+            _REPORTED.add("interrupt")
             raise typer.Exit(130) from None
         except StorageError as exc:  # the store refused the tournament, or stopped taking games (a full disk)
             bar.close()
@@ -650,11 +651,18 @@ def app_help() -> str:
     return CliRunner().invoke(app, ["--help"]).output
 
 
+_REPORTED: set[str] = set()  # what a command has told the user already ("interrupt")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:
+            # Typer turns Ctrl-C into exit status 130, returned here like any status: say why,
+            # unless the command said it already (run tells how to resume).
+            if code == 130 and "interrupt" not in _REPORTED:
+                typer.echo("interrupted", err=True)
             sys.exit(code)
     except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # Typer turns Ctrl-C into Exit(130)

@@ -265,6 +265,20 @@ def test_json_option_of_run_ratings_and_tournaments(tmp_path: Path) -> None:
         one_line_error(arena(*args), 2, "--json and --format csv")
 
 
+def test_ctrl_c_during_play_says_interrupted() -> None:
+    """Typer hands Ctrl-C back as exit status 130, which `main` used to pass on in silence: a
+    user saw the command end with no word of why."""
+    command = [sys.executable, "-m", "arena.cli", "play", "reactor", RANDOM, RANDOM, "--games", "100000",
+               "--sandbox", "none"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    time.sleep(3)  # well into the matches (100,000 of them take minutes)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> None:
     """Ctrl-C reaches the terminal's whole process group (workers too): one line, status 130,
