@@ -625,7 +625,8 @@ def tournaments(
     db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List the tournaments in the database, newest first.
+    """List the tournaments in the database, newest first: finished, running (being played
+    now) or interrupted (run its file again to resume it).
 
     Example: arena tournaments --db arena.db
     """
@@ -634,14 +635,17 @@ def tournaments(
     from arena.jsonio import dumps
 
     with _store(db) as store:
-        rows = store.tournaments()
+        # A run that was stopped (Ctrl-C, a kill) leaves its tournament unfinished: "running"
+        # only while a process plays it, else "interrupted" (running its file again resumes it).
+        rows = [(t, t.status if t.status != "running" or store.being_played(t.id) else "interrupted")
+                for t in store.tournaments()]
     if json_out:
-        typer.echo(dumps([asdict(t) for t in rows]).decode())
+        typer.echo(dumps([{**asdict(t), "status": status} for t, status in rows]).decode())
         return
     if not rows:
         typer.echo("no tournaments yet; run one with `arena run FILE`")
-    for t in rows:
-        typer.echo(f"{t.id}  {t.game}  {t.status}  started {t.created}")
+    for t, status in rows:
+        typer.echo(f"{t.id}  {t.game}  {status}  started {t.created}")
 
 
 def app_help() -> str:

@@ -493,6 +493,23 @@ class Store:
                 "wait for it to end (or stop it), then run the same command again"
             ) from None
 
+    def being_played(self, tournament: str) -> bool:
+        """Whether a process is playing ``tournament`` on this database now (holds its
+        :meth:`running` lock).  Takes nothing and creates nothing, so a read-only store may ask."""
+        if self.path == ":memory:":
+            return False
+        try:
+            fd = os.open(_sidecar(self.path, f"{tournament}.lock"), os.O_RDONLY)
+        except FileNotFoundError:
+            return False  # never played here, or played before the lock files existed
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
     def _migrate(self) -> None:
         migrations = _migrations()
         known = {step.__name__ for step in STEPS}

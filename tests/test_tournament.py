@@ -498,6 +498,31 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
         assert Tournament(spec, store, db).run(workers=1).errors == []
 
 
+def test_arena_tournaments_tells_a_running_tournament_from_an_interrupted_one(tmp_path: Path) -> None:
+    """A stopped run leaves its tournament unfinished: `arena tournaments` said "running" after a
+    Ctrl-C or a kill; it now says so only while a process plays it, else "interrupted"."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    spec = load_tournament(write(tmp_path, random_field(3)))
+    db = tmp_path / "a.db"
+
+    def status() -> str:
+        out = CliRunner().invoke(app, ["tournaments", "--db", str(db), "--json"])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.stdout)[0]["status"]
+
+    with Store(str(db)) as store:
+        Tournament(spec, store, db)  # registered, never played: as after a kill before any game
+        assert status() == "interrupted"
+        with store.running("t"):
+            assert store.being_played("t") and status() == "running"
+        assert not store.being_played("t") and status() == "interrupted"
+        Tournament(spec, store, db).run(workers=1)
+    assert status() == "finished"
+
+
 def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_path: Path) -> None:
     """A full disk (SQLite's page limit here) ends the run with one StorageError instead of
     playing and dropping every remaining match; after room is made, the rerun plays the rest
