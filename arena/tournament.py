@@ -188,7 +188,11 @@ class Tournament:
                 if entry.path is not None:
                     versions[entry.name] = register(self.store, entry.path, name=entry.name, game=self.game.name)
                 else:
-                    versions[entry.name] = self.store.bot(entry.name)
+                    try:
+                        versions[entry.name] = self.store.bot(entry.name)
+                    except UnknownBot as exc:
+                        number = self.spec.bots.index(entry)
+                        raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
                 if versions[entry.name].game != self.game.name:
                     raise UnknownBot(f"bot {entry.name!r} is a {versions[entry.name].game} bot, not {self.game.name}")
             self.store.start_tournament(

@@ -186,13 +186,18 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
             bot_path = (path.parent / entry["path"]).resolve()
             if not bot_path.exists():
                 raise _fail(path, f"{where}.path", f"no such file: {bot_path}")
+            if bot_path.is_dir():
+                raise _fail(path, f"{where}.path", f"{bot_path} is a directory; give the bot's script or program")
         bots.append(BotEntry(bot_name, bot_path))
     names = [b.name for b in bots]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise _fail(path, "bots", f"bot {dup!r} is listed twice")
 
-    seats = _int(path, data, "seats", 2, 6) or min(len(bots), game.max_players)
+    seats = _int(path, data, "seats", 2, 6)
+    if seats is None and len(bots) < game.min_players:  # else the seats check below names the problem
+        raise _fail(path, "bots", f"a {game.name} tournament needs at least {game.min_players} bots, not {len(bots)}")
+    seats = seats or min(len(bots), game.max_players)
     if not game.min_players <= seats <= game.max_players:
         raise _fail(path, "seats", f"{game.name} is for {game.min_players}-{game.max_players} players, not {seats}")
     if seats > len(bots):

@@ -49,6 +49,8 @@ def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, ext
         ('name = "x"\ngame = "reactor"\nbots = 3', "bots"),
         ('name = "x"\ngame = "reactor"\ncolour = 3\n[[bots]]\nname = "a"', "colour"),
         ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "nowhere.py"', "bots[0].path"),
+        ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "."', "bots[0].path"),  # a directory
+        ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"', "'bots': a reactor tournament needs at least 2"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "a"', "bots"),
         ('name = "x"\ngame = "powder-keg"\nseats = 2\nvariants = ["turbo"]\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "variants"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[time]\ndecision = -5\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "time.decision"),
@@ -67,6 +69,15 @@ def test_malformed_file_names_the_field(tmp_path: Path, text: str, field: str) -
         load_tournament(write(tmp_path, text))
     message = str(info.value)
     assert field in message and "\n" not in message
+
+
+def test_a_bot_named_without_a_path_must_be_registered_and_the_error_names_its_field(tmp_path: Path) -> None:
+    from arena.errors import UnknownBot
+
+    spec = load_tournament(write(tmp_path, 'name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"'))
+    db = tmp_path / "a.db"
+    with Store(str(db)) as store, pytest.raises(UnknownBot, match=r"field 'bots\[0\]': no bot named 'a'.*arena bots add"):
+        Tournament(spec, store, db)
 
 
 def test_bundled_tournament_files_are_valid() -> None:
