@@ -532,6 +532,24 @@ class Referee:
             return session.play_match(game, config, bots, **kwargs)
 
 
+WORKROOT_PREFIX = "arena-ref-"  # then the referee's pid: a folder whose process is gone is stale
+
+
+def _remove_stale_workroots() -> None:
+    """Remove the socket folders of referees that were killed before they could (``kill -9``):
+    on a shared machine they would pile up in /tmp by the hundred."""
+    for path in Path(tempfile.gettempdir()).glob(f"{WORKROOT_PREFIX}*-*"):
+        pid = path.name[len(WORKROOT_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, another user's
+
+
 class Session:
     """Bot processes shared by consecutive matches: each bot is started once and restarted only
     after a fault.  A bot's seat may change from one lineup to the next (``welcome`` and
@@ -546,7 +564,8 @@ class Session:
         self.referee = referee
         self.config = referee.config
         self.players: dict[tuple[BotSpec, int], Seat] = {}
-        self.workroot = Path(tempfile.mkdtemp(prefix="arena-ref-"))
+        _remove_stale_workroots()
+        self.workroot = Path(tempfile.mkdtemp(prefix=f"{WORKROOT_PREFIX}{os.getpid()}-"))
         os.chmod(self.workroot, 0o711)  # bots' uids must reach their own socket directory inside
         self.last_report: dict[tuple[BotSpec, int], GameReport] = {}
 

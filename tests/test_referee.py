@@ -315,3 +315,25 @@ def test_closing_the_referee_never_waits_for_a_socket_left_open(tmp_path: Path) 
     closing.join(5)
     assert not closing.is_alive(), "Referee.close() hung on an open socket"
     assert orphan.closed
+
+
+def test_socket_folders_of_killed_referees_are_removed(tmp_path: Path) -> None:
+    """A referee killed with SIGKILL cannot remove its folder in /tmp; the next one does, and
+    leaves alone the folders of referees still running."""
+    import subprocess
+    import tempfile
+
+    from arena.referee import WORKROOT_PREFIX
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = Path(tempfile.mkdtemp(prefix=f"{WORKROOT_PREFIX}{dead.pid}-"))
+    (stale / "s0-x").mkdir()
+    alive = Path(tempfile.mkdtemp(prefix=f"{WORKROOT_PREFIX}{os.getppid()}-"))  # pytest's parent lives
+    try:
+        with Referee(RefereeConfig(sandbox_mode=MODE)) as referee, referee.session() as session:
+            assert session.workroot.name.startswith(f"{WORKROOT_PREFIX}{os.getpid()}-")
+        assert not stale.exists() and alive.exists()
+    finally:
+        shutil.rmtree(alive, ignore_errors=True)
+        shutil.rmtree(stale, ignore_errors=True)
