@@ -658,8 +658,21 @@ def app_help() -> str:
 _REPORTED: set[str] = set()  # what a command has told the user already ("interrupt")
 
 
+def _one_line_warnings() -> None:
+    """Warnings (a missing sandbox layer, say) as one ``warning:`` line on stderr, like errors,
+    not Python's file, line number and source line."""
+    import warnings
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: object = None, line: str | None = None) -> None:
+        typer.echo(f"warning: {message}", err=True)
+
+    warnings.showwarning = show
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
+    _one_line_warnings()
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:

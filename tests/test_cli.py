@@ -488,3 +488,11 @@ def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> Non
     one_line_error(arena("ratings", "--db", db), 2, "powder-keg and reactor", "--game")
     assert "k0" in ok("ratings", "--db", db, "--game", "powder-keg") and "p0" in ok("ratings", "--db", db, "--game", "reactor")
     assert "p0" in ok("ratings", "--db", db, "--tournament", "r")
+
+
+def test_warnings_are_one_line_like_errors() -> None:
+    """A sandbox warning printed Python's file:line and a source line after the message."""
+    code = ("import sys, warnings; from arena import cli; from arena.sandbox import SandboxWarning; "
+            "cli._one_line_warnings(); warnings.warn('bots run without bubblewrap', SandboxWarning)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stderr == "warning: bots run without bubblewrap\n"
