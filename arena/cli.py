@@ -502,6 +502,9 @@ def ratings(
     game = _game_filter(game)
     with _store(db) as store:
         _check_tournament(store, tournament)
+        if tournament is not None and game is not None and store.tournament(tournament).game != game:
+            raise UsageError(f"tournament {tournament!r} is a {store.tournament(tournament).game} tournament, "
+                             f"not {game}: drop --game, or name a {game} tournament")
         with store.snapshot():  # results and faults of the same games, while a run may write
             rows = store.results(tournament=tournament, game=game)
             faults = store.fault_counts(tournament=tournament, game=game)

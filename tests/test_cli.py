@@ -488,6 +488,9 @@ def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> Non
     one_line_error(arena("ratings", "--db", db), 2, "powder-keg and reactor", "--game")
     assert "k0" in ok("ratings", "--db", db, "--game", "powder-keg") and "p0" in ok("ratings", "--db", db, "--game", "reactor")
     assert "p0" in ok("ratings", "--db", db, "--tournament", "r")
+    # A tournament of the other game is a contradiction, not "no rated games yet".
+    one_line_error(arena("ratings", "--db", db, "--tournament", "k", "--game", "reactor"), 2,
+                   "'k' is a powder-keg tournament, not reactor")
 
 
 def test_warnings_are_one_line_like_errors() -> None:
