@@ -381,7 +381,7 @@ def bots_show(
         return
     report = version.check_report
     typer.echo(f"{version.name}: {version.game} bot, version {version.version}, added {version.added}; "
-               f"{games} game(s) played")
+               f"{games} game(s) played by its versions together")
     typer.echo(f"  file: {version.filename} (sha256 {version.sha256})")
     typer.echo(f"  command: {' '.join(version.command)}")
     if report.get("source"):

@@ -471,7 +471,7 @@ def test_bots_add_says_what_it_already_has_and_show_tells_the_history(tmp_path: 
     other = runner.invoke(app, [*add[:6], "powder-keg", *add[7:]])
     assert other.exit_code == 1 and "registered for reactor" in str(other.exception) and "handshake" not in other.output
     shown = ok("bots", "show", "rr", "--db", db)
-    assert "version 2" in shown and "0 game(s) played" in shown and "versions:" in shown
+    assert "version 2" in shown and "0 game(s) played by its versions together" in shown and "versions:" in shown
     assert [v["version"] for v in json.loads(ok("bots", "show", "rr", "--db", db, "--json"))["versions"]] == [1, 2]
     assert "no powder-keg bots" in ok("bots", "list", "--game", "powder-keg", "--db", db)
 
