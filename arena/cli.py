@@ -282,6 +282,7 @@ def bots_add(
     decision_ms: DecisionMs = 2000,
     game_ms: GameMs = 60000,
     startup_ms: StartupMs = 10000,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the outcome and the check report as JSON.")] = False,
 ) -> None:
     """Validate a bot (as `arena check` does, with the time limits of the tournaments it will
     play) and store it with its content and hash.
@@ -313,18 +314,36 @@ def bots_add(
                              "choose another name for this bot")
         sha = content_sha256(path.read_bytes())
         if current is not None and current.sha256 == sha:  # (an older version's content is checked and made current again)
+            if json_out:
+                _echo_json({"registered": False, "name": name, "version": current.version, "sha256": sha,
+                            "reason": "this content is already the current version"})
+                return
             typer.echo(f"{name} version {current.version} already has this content (sha256 {sha[:12]}) in {db}: "
                        "nothing to add")
             return
     report = check_bot(spec, game_obj.name, config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
-    for line in report.lines():
-        typer.echo(line)
+    if not json_out:
+        for line in report.lines():
+            typer.echo(line)
     if not report.ok:
-        typer.echo(f"error: {name} was not registered: fix the problems above and add it again", err=True)
+        if json_out:
+            _echo_json({"registered": False, "name": name, "reason": "the check failed", "check": report.to_json()})
+        typer.echo(f"error: {name} was not registered: fix the problems "
+                   f"{'in the check report' if json_out else 'above'} and add it again", err=True)
         raise typer.Exit(1)
     with _store(db, create=True) as store:
         version = register(store, path, name=name, game=game_obj.name, check_report=report.to_json())
+    if json_out:
+        _echo_json({"registered": True, "name": version.name, "version": version.version,
+                    "sha256": version.sha256, "check": report.to_json()})
+        return
     typer.echo(f"registered {version.name} version {version.version} (sha256 {version.sha256[:12]}) in {db}")
+
+
+def _echo_json(data: object) -> None:
+    from arena.jsonio import dumps
+
+    typer.echo(dumps(data).decode())
 
 
 @bots_app.command("list")

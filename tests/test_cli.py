@@ -499,3 +499,21 @@ def test_warnings_are_one_line_like_errors() -> None:
             "cli._one_line_warnings(); warnings.warn('bots run without bubblewrap', SandboxWarning)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stderr == "warning: bots run without bubblewrap\n"
+
+
+def test_bots_add_json_prints_only_the_outcome_as_json(tmp_path: Path) -> None:
+    """Like the other commands, `bots add --json` puts data alone on stdout: registered or not,
+    the version, and the check report (which the text form prints line by line)."""
+    db = str(tmp_path / "a.db")
+    add = ["bots", "add", RANDOM, "--name", "r1", "--game", "reactor", "--db", db, "--sandbox", "none", "--json"]
+    first = runner.invoke(app, add)
+    assert first.exit_code == 0, first.output
+    out = json.loads(first.stdout)
+    assert (out["registered"], out["version"], out["check"]["ok"]) == (True, 1, True)
+    again = json.loads(runner.invoke(app, add).stdout)
+    assert (again["registered"], again["version"]) == (False, 1)
+    crash = runner.invoke(app, ["bots", "add", str(ROOT / "tests/bots/zoo_crash_mid.py"), "--name", "c",
+                                "--game", "reactor", "--db", db, "--sandbox", "none", "--json"])
+    assert crash.exit_code == 1
+    failed = json.loads(crash.stdout)
+    assert failed["registered"] is False and failed["check"]["ok"] is False and failed["check"]["faults"]
