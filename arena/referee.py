@@ -532,18 +532,35 @@ class Referee:
             return session.play_match(game, config, bots, **kwargs)
 
 
-WORKROOT_PREFIX = "arena-ref-"  # then the referee's pid: a folder whose process is gone is stale
+WORKROOT_PREFIX = "arena-ref-"
+OWNER_FILE = "referee.pid"  # in the folder, not its name: every byte of a socket's path counts
+
+
+# .../arena-ref-XXXXXXXX/s0-XXXXXXXX/bot.sock after the temporary folder; an ipc path holds 107 bytes.
+_SOCKET_SUFFIX = 40
+_MAX_SOCKET_PATH = 107
+
+
+def _socket_parent() -> str:
+    """The temporary folder, or /tmp where it is too deep for a socket path (a long $TMPDIR)."""
+    base = tempfile.gettempdir()
+    if len(os.fsencode(base)) + _SOCKET_SUFFIX > _MAX_SOCKET_PATH and os.access("/tmp", os.W_OK):
+        return "/tmp"
+    return base
 
 
 def _remove_stale_workroots() -> None:
     """Remove the socket folders of referees that were killed before they could (``kill -9``):
     on a shared machine they would pile up in /tmp by the hundred."""
-    for path in Path(tempfile.gettempdir()).glob(f"{WORKROOT_PREFIX}*-*"):
-        pid = path.name[len(WORKROOT_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
+    for path in Path(_socket_parent()).glob(f"{WORKROOT_PREFIX}*"):
+        try:
+            pid = int((path / OWNER_FILE).read_text())
+        except (OSError, ValueError):
+            continue  # not ours to judge: no owner written (yet)
+        if pid == os.getpid():
             continue
         try:
-            os.kill(int(pid), 0)
+            os.kill(pid, 0)
         except ProcessLookupError:
             shutil.rmtree(path, ignore_errors=True)
         except PermissionError:
@@ -565,8 +582,9 @@ class Session:
         self.config = referee.config
         self.players: dict[tuple[BotSpec, int], Seat] = {}
         _remove_stale_workroots()
-        self.workroot = Path(tempfile.mkdtemp(prefix=f"{WORKROOT_PREFIX}{os.getpid()}-"))
+        self.workroot = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX, dir=_socket_parent()))
         os.chmod(self.workroot, 0o711)  # bots' uids must reach their own socket directory inside
+        (self.workroot / OWNER_FILE).write_text(str(os.getpid()))
         self.last_report: dict[tuple[BotSpec, int], GameReport] = {}
 
     def __enter__(self) -> "Session":

@@ -103,7 +103,7 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) 
 
 def test_missing_dask_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
-    with pytest.raises(ArenaError, match=r"pip install 'arena\[cluster\]'"):
+    with pytest.raises(ArenaError, match=r"install the cluster extra, pip install -e '\.\[cluster\]'"):
         execute_on_cluster([[]], "local", 1, RefereeConfig(), "reactor", GameConfig(players=3), lambda *_: None)
 
 

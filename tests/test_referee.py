@@ -323,17 +323,32 @@ def test_socket_folders_of_killed_referees_are_removed(tmp_path: Path) -> None:
     import subprocess
     import tempfile
 
-    from arena.referee import WORKROOT_PREFIX
+    from arena.referee import OWNER_FILE, WORKROOT_PREFIX
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = Path(tempfile.mkdtemp(prefix=f"{WORKROOT_PREFIX}{dead.pid}-"))
+    stale = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
+    (stale / OWNER_FILE).write_text(str(dead.pid))
     (stale / "s0-x").mkdir()
-    alive = Path(tempfile.mkdtemp(prefix=f"{WORKROOT_PREFIX}{os.getppid()}-"))  # pytest's parent lives
+    alive = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
+    (alive / OWNER_FILE).write_text(str(os.getppid()))  # pytest's parent lives on
     try:
         with Referee(RefereeConfig(sandbox_mode=MODE)) as referee, referee.session() as session:
-            assert session.workroot.name.startswith(f"{WORKROOT_PREFIX}{os.getpid()}-")
+            assert (session.workroot / OWNER_FILE).read_text() == str(os.getpid())
         assert not stale.exists() and alive.exists()
     finally:
         shutil.rmtree(alive, ignore_errors=True)
         shutil.rmtree(stale, ignore_errors=True)
+
+
+def test_a_deep_temporary_folder_does_not_make_socket_paths_too_long(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ipc socket's path holds 107 bytes: under a deep $TMPDIR every match failed with
+    'ipc socket path too long'; the referee then keeps its sockets under /tmp."""
+    import tempfile
+
+    deep = tmp_path / ("d" * 60)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    report = play(bot_spec(RANDOM, "random0"))
+    assert report.games and all(g.faults == [] for g in report.games)
