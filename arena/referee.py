@@ -456,6 +456,36 @@ class _Pending:
     number: int  # the decision's index in the game
 
 
+# How a seat's game counts towards disqualification (faults_to_disqualify in a row).
+CLEAN, FAULT, OUT, NEUTRAL = "clean", "fault", "out", "neutral"  # resets; counts; disqualified; neither
+COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # ends a collateral fault's message
+
+
+def stored_standing(messages: list[str], forfeited: bool) -> str:
+    """A stored game's standing for one seat, from its fault messages and whether it forfeited
+    (as :meth:`_Table.finish` counted it live): a resumed match must disqualify exactly as an
+    uninterrupted one.  A forfeit with no fault of its own is a disqualified seat's."""
+    if not forfeited:
+        return CLEAN
+    if not messages:
+        return OUT
+    return NEUTRAL if all(m.endswith(f"{COLLATERAL_NOTE})") for m in messages) else FAULT
+
+
+def _tally(run: "_Run", seat: int, standing: str, threshold: int) -> bool:
+    """Count one game of ``seat`` towards disqualification; True if this disqualifies it."""
+    if standing == CLEAN:
+        run.faults_in_a_row[seat] = 0
+    elif standing == OUT:
+        run.disqualified.add(seat)
+    elif standing == FAULT:
+        run.faults_in_a_row[seat] += 1
+        if run.faults_in_a_row[seat] >= threshold and seat not in run.disqualified:
+            run.disqualified.add(seat)
+            return True
+    return False
+
+
 @dataclass(slots=True, eq=False)
 class _Run:
     """One match being played: its games so far and who is out of it."""
@@ -501,6 +531,9 @@ class MatchPlan:
     seed: str
     match_id: str = "match"
     done: tuple[GameResult, ...] = ()
+    # For each game in ``done``, each seat's standing (CLEAN, FAULT, OUT, NEUTRAL; see
+    # stored_standing): a resumed match carries on counting faults in a row where it stopped.
+    standings: tuple[tuple[str, ...], ...] = ()
 
 
 class Referee:
@@ -658,6 +691,10 @@ class Session:
         n = len(seats)
         runs = [_Run(i, Match(game, config, list(plan.done)), plan.seed, plan.match_id,
                      faults_in_a_row=[0] * n, starts=[0] * n) for i, plan in enumerate(plans)]
+        for run, plan in zip(runs, plans):
+            for standings in plan.standings:
+                for seat, standing in enumerate(standings):
+                    _tally(run, seat, standing, self.config.faults_to_disqualify)
         table = _Table(self, game, seats, names, keys, list(config.variants))
         with _fewer_collections():
             return self._play(table, runs, on_game, on_match)
@@ -969,7 +1006,7 @@ class _Table:
             for other in others:
                 other.collateral.add(pending.seat)
                 self.remove(other, pending.seat, seat, fault.kind.value,
-                            f"{fault.fault.message} (in game {g.game_id}, played at the same time; the bot was stopped)",
+                            f"{fault.fault.message} (in game {g.game_id}, {COLLATERAL_NOTE})",
                             len(other.state.decisions))
         else:
             seat.retiring = True
@@ -999,14 +1036,11 @@ class _Table:
                     None if own is None else _protocol_fault(own),
                 ))
             g.logs[i] = g.logs.get(i, "") + seat.take_stderr()
-            if fault is None:
-                run.faults_in_a_row[i] = 0
-            elif fault.kind != FaultKind.DISQUALIFIED.value and i not in g.collateral:
-                run.faults_in_a_row[i] += 1
-                if run.faults_in_a_row[i] >= self.config.faults_to_disqualify:
-                    run.disqualified.add(i)
-                    log.warning("%s (seat %d) disqualified after %d faulty games in a row",
-                                seat.spec.name, i, run.faults_in_a_row[i])
+            standing = (CLEAN if fault is None else OUT if fault.kind == FaultKind.DISQUALIFIED.value
+                        else NEUTRAL if i in g.collateral else FAULT)
+            if _tally(run, i, standing, self.config.faults_to_disqualify):
+                log.warning("%s (seat %d) disqualified after %d faulty games in a row",
+                            seat.spec.name, i, run.faults_in_a_row[i])
 
         record = make_record(
             self.game, state, seats=self.names, seed=g.seed,

@@ -896,6 +896,14 @@ class Store:
             for r in self._all("SELECT * FROM faults WHERE game_id = ? ORDER BY id", [game_id])
         ]
 
+    def tournament_faults(self, tournament: str) -> Iterator[tuple[str, FaultRow]]:
+        """Every fault of a tournament's games, with its game's id, in the order reported."""
+        for r in self.db.execute(
+            "SELECT f.game_id, f.seat, f.kind, f.message, f.decision, f.bot FROM faults f"
+            " JOIN games g ON g.id = f.game_id WHERE g.tournament = ? ORDER BY f.id", [tournament]
+        ):
+            yield r[0], FaultRow(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5])
+
     def logs(self, game_id: str) -> dict[int, str]:
         """Each seat's stderr log of one game."""
         rows = self.db.execute("SELECT seat, stderr FROM logs WHERE game_id = ? ORDER BY seat", [game_id])

@@ -30,7 +30,7 @@ from arena import ratings as rating
 from arena.errors import ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
-from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
+from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig, stored_standing
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
@@ -50,6 +50,7 @@ class Task:
     seed: str
     bots: tuple[BotSpec, ...]
     done: tuple[GameResult, ...] = ()
+    standings: tuple[tuple[str, ...], ...] = ()  # of the games in done, by seat (see MatchPlan)
 
 
 @dataclass(slots=True)
@@ -100,6 +101,8 @@ class Stored:
 
     results: dict[str, dict[int, GameResult]] = field(default_factory=dict)
     seats: dict[str, tuple[str, ...]] = field(default_factory=dict)  # match id -> bot names by seat
+    # match id -> game number -> each seat's standing towards disqualification
+    standings: dict[str, dict[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def stored_results(store: Store, tournament: str) -> Stored:
@@ -107,6 +110,9 @@ def stored_results(store: Store, tournament: str) -> Stored:
     seats: dict[str, dict[int, tuple[int, bool, str]]] = {}
     for row in store.iter_results(tournament=tournament):
         seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited, row.bot)
+    faults: dict[tuple[str, int], list[str]] = {}
+    for game_id, fault in store.tournament_faults(tournament):
+        faults.setdefault((game_id, fault.seat), []).append(fault.message)
     stored = Stored()
     for game_id, rows in seats.items():
         match_id, _, number = game_id.rpartition("-g")
@@ -114,6 +120,8 @@ def stored_results(store: Store, tournament: str) -> Stored:
         forfeits = [s for s in sorted(rows) if rows[s][1]]
         stored.results.setdefault(match_id, {})[int(number)] = game_result(places, forfeits)
         stored.seats[match_id] = tuple(rows[s][2] for s in sorted(rows))
+        stored.standings.setdefault(match_id, {})[int(number)] = tuple(
+            stored_standing(faults.get((game_id, s), []), rows[s][1]) for s in sorted(rows))
     return stored
 
 
@@ -218,11 +226,13 @@ class Tournament:
                 "its schedule; play it again under another name or in another --db")
         stored = done.results.get(match_id, {})
         results = tuple(stored[i] for i in sorted(stored))
+        standings = done.standings.get(match_id, {})
         if results and Match(self.game, table_config(self.config, len(pairing.seats)), list(results)).over:
             return None
         deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
         bots = tuple(self.versions[name] for name in pairing.seats)
-        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results)
+        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results,
+                    tuple(standings[i] for i in sorted(standings)))
 
     def round_robin(self) -> Iterator[Pairing]:
         """Table by table, made as consumed (see :func:`arena.scheduling.iter_round_robin`)."""
@@ -439,7 +449,7 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
             try:
                 session.play_matches(
                     game, table_config(config, len(tasks[0].bots)), list(tasks[0].bots),
-                    [MatchPlan(task.seed, task.match_id, tuple(task.done)) for task in tasks],
+                    [MatchPlan(task.seed, task.match_id, tuple(task.done), task.standings) for task in tasks],
                     on_game=lambda number, report, tasks=tasks: emit("game", (tasks[number], report)),
                     on_match=on_match)
             except StorageError:

@@ -146,6 +146,34 @@ def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: P
     assert results_of(db) == results_of(fresh)
 
 
+def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path: Path) -> None:
+    """Faults, point 5: a bot is disqualified after faults_to_disqualify faulty games in a row
+    of one match.  A run stopped after such games used to resume the match as if the bot had
+    never faulted: it played on (and could win) where an uninterrupted run had it out."""
+    flaky = ROOT / "tests" / "bots" / "zoo_flaky.py"
+    text = ('name = "dq"\ngame = "powder-keg"\nseats = 3\npoints = 3\nrotations = false\nseed = 3\n'
+            'faults_to_disqualify = 2\nconcurrent = 1\n[sandbox]\nmode = "none"\n'
+            f'[[bots]]\nname = "flaky"\npath = "{flaky}"\n'
+            + "".join(f'[[bots]]\nname = "r{i}"\npath = "{RANDOM}"\n' for i in range(2)))
+    spec = load_tournament(write(tmp_path, text))
+    reference, db = tmp_path / "ref.db", tmp_path / "a.db"
+    with Store(str(reference)) as store:
+        assert Tournament(spec, store, reference).run(workers=1).errors == []
+
+    def interrupt(progress) -> None:
+        if progress.games_done >= 2:  # both faulty games stored: the bot is out of the match
+            raise KeyboardInterrupt
+
+    with Store(str(db)) as store:
+        with pytest.raises(KeyboardInterrupt):
+            Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
+        assert Tournament(spec, store, db).run(workers=1).errors == []
+    assert results_of(db) == results_of(reference)
+    with Store(str(db)) as store:
+        games = store.games(tournament="dq", limit=None)
+    assert len(games) > 2 and all(g.disqualified == [0] for g in games if g.id.endswith(("-g2", "-g3")))
+
+
 def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
     """kill -9 at a random moment loses nothing stored; the rerun plays only what is missing."""
     spec_file = write(tmp_path, random_field(5, games=2, name="killme"))
