@@ -15,6 +15,7 @@ import itertools
 import logging
 import math
 import multiprocessing
+import os
 import multiprocessing.connection
 import queue
 import threading
@@ -386,8 +387,12 @@ class Tournament:
 
 # -- executors ------------------------------------------------------------------------------------
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker if the coordinator dies (its bots then die with it)."""
+def _die_with_parent(coordinator: int) -> None:
+    """Ask Linux to kill this worker if the coordinator dies (its bots then die with it).
+
+    The request only covers a death after it is made: a coordinator killed while it forked this
+    worker is already gone (the worker's parent is then another process), and the worker,
+    holding the tournament's lock it inherited, would refuse every resume, so it leaves now."""
     try:
         import ctypes
         import signal
@@ -395,14 +400,16 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: workers notice the closed queue instead
         pass
+    if os.getppid() != coordinator:
+        os._exit(1)
 
 
-def _worker_main(tasks: Any, results: Any, cpu: int | None, config: RefereeConfig, game_name: str,
-                 game_config: GameConfig) -> None:
+def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, config: RefereeConfig,
+                 game_name: str, game_config: GameConfig) -> None:
     """A worker process: its own CPU (when there are enough), its own ZeroMQ context and referee;
     plays the jobs it is sent on its own pipe until it gets ``None``.  Pipes of its own, and no
     lock shared with other workers, so that killing it harms nothing but its own job."""
-    _die_with_parent()
+    _die_with_parent(coordinator)
     affinity.pin(cpu)  # before the referee's I/O thread starts
     game = get_game(game_name)
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -479,7 +486,8 @@ class _Worker:
         self.cpu = cpu
         tasks_out, self.tasks = context.Pipe(duplex=False)
         self.results, results_in = context.Pipe(duplex=False)
-        self.process = context.Process(target=_worker_main, args=(tasks_out, results_in, cpu, *args), daemon=True)
+        self.process = context.Process(target=_worker_main, args=(tasks_out, results_in, cpu, os.getpid(), *args),
+                                       daemon=True)
         self.process.start()
         tasks_out.close()
         results_in.close()

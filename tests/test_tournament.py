@@ -610,3 +610,19 @@ def test_a_moved_project_resumes_and_a_changed_bot_keeps_its_stored_version(tmp_
         assert "bot 'r0'" in caplog.text and "goes on with the version it began with (version 1" in caplog.text
         assert tournament.run(workers=1).skipped == 3
         assert store.bot("r0").version == 1  # the changed file was not registered as a new version
+
+
+@pytest.mark.parametrize(("parent_alive", "status"), [(True, 0), (False, 1)])
+def test_a_worker_forked_by_a_coordinator_that_is_already_gone_leaves_at_once(parent_alive: bool, status: int) -> None:
+    """A coordinator killed while it forks a worker dies before the worker can ask to die with
+    it: the orphan then held the tournament's lock for ever and every resume was refused.  The
+    worker checks, after asking, that its parent is still the coordinator."""
+    from arena.tournament import _die_with_parent
+
+    coordinator = os.getpid() if parent_alive else 1  # 1: as if the worker had been adopted by init
+    pid = os.fork()
+    if pid == 0:
+        _die_with_parent(coordinator)
+        os._exit(0)
+    _, code = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(code) == status
