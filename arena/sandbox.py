@@ -340,6 +340,43 @@ def _lease_uid() -> _UidLease:
     raise SandboxError(f"all bot uids {UID_RANGE.start}-{UID_RANGE.stop - 1} are in use")
 
 
+def reap_orphans() -> list[int]:
+    """Stop the bots of referees that died without stopping them (the uids whose lease nobody
+    holds, yet which have processes); return those uids.
+
+    A referee killed at the wrong moment (before bwrap could ask to die with it, or in the
+    way of bubblewrap's own nested process) can leave a bot waiting on its socket for ever;
+    leasing its uid again used to be the only thing that stopped it.  Only as root (bots have
+    uids of their own only then); one scan of /proc when nothing is left over."""
+    if os.geteuid() != 0:
+        return []
+    found = sorted({uid for p in _all_procs() if not p.zombie for uid in p.uids if uid in UID_RANGE})
+    if not found:
+        return []
+    try:
+        directory = _lock_dir()
+    except SandboxError:
+        return []  # leasing a uid will say what is wrong with the directory
+    reaped = []
+    for uid in found:
+        try:
+            fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)  # leased: a live referee's bot
+            continue
+        try:
+            log.warning("stopping processes of uid %d left by a referee that died", uid)
+            _kill_uid_until_gone(uid, timeout=1.0)
+            reaped.append(uid)
+        finally:
+            os.close(fd)
+    return reaped
+
+
 def _remove_stale_workdirs(uid: int) -> None:
     """Workdirs of a free uid were left by a referee that died before stop()."""
     for path in Path(tempfile.gettempdir()).glob("arena-*"):

@@ -512,3 +512,27 @@ def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: P
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         finally:
             os.close(fd)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="bot uids are leased only as root")
+def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
+    """A referee killed at the wrong moment can leave a bot running under a uid nobody leases;
+    reap_orphans (run as each referee session starts) stops it, and never a leased uid's bot."""
+    lease = sandbox._lease_uid()
+    orphan_uid = next(uid for uid in reversed(sandbox.UID_RANGE) if uid != lease.uid)
+    run_as = lambda uid: subprocess.Popen(  # noqa: E731
+        ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "60"], start_new_session=True)
+    orphan, leased = run_as(orphan_uid), run_as(lease.uid)
+    try:
+        deadline = time.monotonic() + 5
+        while not {orphan_uid, lease.uid} <= {u for p in sandbox._all_procs() for u in p.uids}:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert orphan_uid in sandbox.reap_orphans()
+        assert orphan.wait(timeout=5) is not None
+        assert leased.poll() is None  # a live referee's bot is left alone
+    finally:
+        for proc in (orphan, leased):
+            proc.kill()
+            proc.wait()
+        lease.release()
