@@ -399,8 +399,9 @@ def content_sha256(content: bytes) -> str:
 
 def _sidecar(path: str, suffix: str) -> Path:
     """A lock file beside the database (never the database itself: closing any other descriptor
-    of that file would drop SQLite's own POSIX locks)."""
-    db = Path(path)
+    of that file would drop SQLite's own POSIX locks).  Named after the real path, so that a
+    symlink to the database shares its locks."""
+    db = Path(os.path.realpath(path))
     return db.with_name(f".{db.name}.{suffix}")
 
 

@@ -533,6 +533,10 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
     with Store(str(db)) as first, first.running("t"):
         with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
             Tournament(spec, second, db).run(workers=1)
+        link = tmp_path / "link.db"  # the same database under another name is the same database
+        link.symlink_to(db)
+        with Store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
+            Tournament(spec, third, link).run(workers=1)
     with Store(str(db)) as store:  # once the first is over, the tournament can be played
         assert Tournament(spec, store, db).run(workers=1).errors == []
 
