@@ -15,7 +15,7 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -452,7 +452,7 @@ def run(
 
         multiprocessing_logging.install_mp_handler()
     bar = ProgressBar(enabled=not quiet)
-    seen: list = []  # the latest progress: were any games played or stored before an error?
+    seen: list[Any] = []  # the latest progress: were any games played or stored before an error?
 
     def on_progress(progress) -> None:
         seen[:] = [progress]
@@ -470,7 +470,7 @@ def run(
             raise typer.Exit(130) from None
         except StorageError as exc:  # the store refused the tournament, or stopped taking games (a full disk)
             bar.close()
-            if seen and seen[0].games_done:
+            if seen and (seen[0].games_done or seen[0].games_skipped):  # this run's, or an earlier one's
                 raise StorageError(f"{exc}. The games finished before are stored: fix this, then run the "
                                    "same command again to play the rest") from None
             raise
