@@ -101,7 +101,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
                 # The first match alone: a bot that never says hello is not started again for
                 # every game of every match (each start waits startup_ms).
                 reports += session.play_matches(game, game_config, bots, todo[:1])
-                if reports[0].hello_names[0] is None:
+                if all(name is None for name in reports[0].hello_names):  # no seat's copy ever started
                     problems.append("the bot never sent a valid hello, so the check stopped after the first match")
                     break
                 todo = todo[1:]
