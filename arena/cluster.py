@@ -41,7 +41,6 @@ import hashlib
 import logging
 import os
 import shutil
-import signal
 import stat
 import sys
 import tempfile
@@ -49,6 +48,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ from arena.errors import ArenaError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
 from arena.registry import runnable
-from arena.signals import sigint
+from arena.signals import children_ignore_sigint
 from arena.tournament import Task, play_job
 
 log = logging.getLogger("arena.cluster")
@@ -198,14 +198,18 @@ def connect(address: str, workers: int) -> Iterator[Any]:
     # output says what matters, and Dask's warnings and errors still show.
     logging.getLogger("distributed").setLevel(logging.WARNING)
     cluster = None
-    if address == "local":
-        # Ctrl-C reaches the whole process group: the worker processes are started with SIGINT
-        # ignored (they inherit it), so the coordinator alone handles it, closing the cluster,
-        # instead of every worker printing a traceback.
-        with sigint(signal.SIG_IGN):
-            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None)
     try:
+        if address == "local":
+            # Ctrl-C reaches the whole process group: the worker processes are started with
+            # SIGINT ignored (they inherit it), so the coordinator alone handles it, closing the
+            # cluster, instead of every worker printing a traceback.  A Ctrl-C during the start
+            # is kept for the coordinator, and raised here, inside the try that closes the cluster.
+            # multiprocessing starts its resource tracker with SIGINT blocked and then unblocks
+            # it in the calling thread, which would undo the block below: start it first.
+            resource_tracker.ensure_running()
+            with children_ignore_sigint():
+                cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                   dashboard_address=None)
         try:
             client = distributed.Client(cluster if cluster is not None else address)
         except (OSError, TimeoutError) as exc:

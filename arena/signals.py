@@ -4,6 +4,7 @@ process group, so who reacts to it (and how) is set on purpose around the work."
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,3 +25,22 @@ def sigint(handler: Handler) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def children_ignore_sigint() -> Iterator[None]:
+    """Processes started in this block ignore SIGINT (they inherit it), while a Ctrl-C that comes
+    meanwhile still reaches this process, as KeyboardInterrupt once the block is over.
+
+    SIGINT is blocked as well as ignored: Linux never discards a blocked signal as ignored, so
+    it waits, and is delivered to the handler restored at the end.  (Ignoring alone lost a
+    Ctrl-C sent while a local Dask cluster started, and the tournament played on.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with sigint(signal.SIG_IGN):
+            yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # the handler is back: a waiting Ctrl-C lands now

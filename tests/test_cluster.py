@@ -178,3 +178,34 @@ def test_a_local_cluster_is_quiet_and_leaves_ctrl_c_to_the_coordinator(tmp_path:
         inside = subprocess.run(probe, capture_output=True, text=True).stdout
     assert inside.strip() == "True"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(tmp_path: Path) -> None:
+    """The coordinator ignored SIGINT while the local cluster started (so that its workers would
+    inherit the ignore), and a Ctrl-C in that second was lost: the tournament played on to the
+    end.  SIGINT is now also blocked, so it waits and lands once the cluster is up; and the
+    cluster is closed, since it lands inside connect()."""
+    import subprocess
+
+    script = tmp_path / "early.py"
+    script.write_text(
+        "import os, subprocess, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "import distributed  # imported before: the signal must land while the cluster starts\n"
+        "from arena import cluster\n"
+        "if __name__ == '__main__':\n"
+        "    subprocess.Popen(['sh', '-c', f'sleep 0.2; kill -INT {os.getpid()}'])\n"
+        "    try:\n"
+        "        with cluster.connect('local', 2):\n"
+        "            print('not interrupted')\n"
+        "    except KeyboardInterrupt:\n"
+        "        print('KeyboardInterrupt')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "KeyboardInterrupt", done.stderr[-2000:]
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
+    from arena.signals import children_ignore_sigint
+
+    with children_ignore_sigint():
+        inside = subprocess.run(probe, capture_output=True, text=True).stdout
+    assert inside.strip() == "True"  # what the cluster's workers start with
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
