@@ -876,12 +876,10 @@ class _Table:
             seat = self.seats[i]
             if g.time_left_ms[i] <= 0:
                 # Its last answer came as its game time ran out (a deadline is kept to the
-                # millisecond): no time is left to ask it anything, so it forfeits now.  It is
-                # not stopped: it is waiting, not thinking.
+                # millisecond): no time is left to ask it anything, so it forfeits now, as any
+                # fault does, but not as a fatal one: it is waiting, not thinking.
                 fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
-                self.remove(g, i, seat, fault.kind.value, fault.fault.message, len(state.decisions))
-                if seat.channel is not None:
-                    seat.channel.send(messages.error(fault.kind, fault.fault.message))
+                self.forfeit(seat, g, i, len(state.decisions), fault, fatal=False)
                 continue
             deadline_ms = min(limits.decision_ms, g.time_left_ms[i])
             seat.next_id += 1
@@ -996,17 +994,22 @@ class _Table:
         """``seat`` forfeits ``pending``'s game.  A bot that is dead, stuck or cut off (crash,
         timeout, ...) is stopped at once and forfeits every other game it plays; a bot that
         only sent a bad answer plays its other games to the end and is restarted after them."""
-        g = pending.game
         seat.pending.pop(pending.request_id, None)
-        self.remove(g, pending.seat, seat, fault.kind.value, fault.fault.message, pending.number)
+        self.forfeit(seat, pending.game, pending.seat, pending.number, fault, fatal=fault.kind in FATAL)
+
+    def forfeit(self, seat: Seat, g: _Game, i: int, number: int, fault: ProtocolFault, *, fatal: bool) -> None:
+        """Seat ``i`` forfeits ``g`` for ``fault`` (the bot is told).  ``fatal``: the bot can not
+        go on (it may still be thinking): it is stopped now and forfeits its other games too;
+        else it plays them to their end and is restarted after them (at once if it has none)."""
+        self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
         if seat.channel is not None:
             seat.channel.send(messages.error(fault.kind, fault.fault.message))
-        if fault.kind in FATAL or not seat.playing:
+        if fatal or not seat.playing:
             others = list(seat.playing)
-            g.logs[pending.seat] = g.logs.get(pending.seat, "") + seat.stop(reason="fault")
+            g.logs[i] = g.logs.get(i, "") + seat.stop(reason="fault")
             for other in others:
-                other.collateral.add(pending.seat)
-                self.remove(other, pending.seat, seat, fault.kind.value,
+                other.collateral.add(i)
+                self.remove(other, i, seat, fault.kind.value,
                             f"{fault.fault.message} (in game {g.game_id}, {COLLATERAL_NOTE})",
                             len(other.state.decisions))
         else:
