@@ -313,18 +313,24 @@ def _lock_dir() -> Path:
     return UID_LOCK_DIR
 
 
+def _try_lease(directory: Path, uid: int) -> _UidLease | None:
+    """``uid``'s lease if no live process holds it, else None (its lock file is made if need be)."""
+    fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return _UidLease(uid, fd)
+
+
 def _lease_uid() -> _UidLease:
     """Lease a uid no other running bot on this machine uses, even from another process."""
     directory = _lock_dir()
     for uid in UID_RANGE:
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(directory / f"{uid}.lock", flags, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        lease = _try_lease(directory, uid)
+        if lease is None:
             continue
-        lease = _UidLease(uid, fd)
         # A free uid with processes belongs to a referee that died: those are stale bots.
         if any(uid in p.uids for p in _all_procs()):
             if _live_pids_of_uid(uid):
@@ -360,20 +366,17 @@ def reap_orphans() -> list[int]:
     reaped = []
     for uid in found:
         try:
-            fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            lease = _try_lease(directory, uid)
         except OSError:
             continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)  # leased: a live referee's bot
-            continue
+        if lease is None:
+            continue  # leased: a live referee's bot
         try:
             log.warning("stopping processes of uid %d left by a referee that died", uid)
             _kill_uid_until_gone(uid, timeout=1.0)
             reaped.append(uid)
         finally:
-            os.close(fd)
+            lease.release()
     return reaped
 
 
