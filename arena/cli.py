@@ -207,9 +207,7 @@ def check(
     report = check_bot(_bot_specs([bot])[0], game_obj.name, players=players, seed=seed, matches=matches,
                        config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     if json_out:
-        from arena.jsonio import dumps
-
-        typer.echo(dumps(report.to_json()).decode())
+        _echo_json(report.to_json())
     else:
         for line in report.lines():
             typer.echo(line)
@@ -358,13 +356,11 @@ def bots_list(
     """
     from dataclasses import asdict
 
-    from arena.jsonio import dumps
-
     game = _game_filter(game)
     with _store(db) as store:
         rows = store.bots(game)
     if json_out:
-        typer.echo(dumps([asdict(r) for r in rows]).decode())
+        _echo_json([asdict(r) for r in rows])
         return
     if not rows:
         which = f"no {game} bots" if game else "no bots"
@@ -387,16 +383,13 @@ def bots_show(
     """
     from dataclasses import asdict
 
-    from arena.jsonio import dumps
-
     with _store(db) as store:
         version = store.bot(name)
         history = store.bot_history(name)
         games = store.bot_games(name)
     if json_out:
-        typer.echo(dumps({**asdict(version), "games": games,
-                          "versions": [{"version": v.version, "sha256": v.sha256, "added": v.added}
-                                       for v in history]}).decode())
+        _echo_json({**asdict(version), "games": games,
+                    "versions": [{"version": v.version, "sha256": v.sha256, "added": v.added} for v in history]})
         return
     report = version.check_report
     typer.echo(f"{version.name}: {version.game} bot, version {version.version}, added {version.added}; "
@@ -564,15 +557,13 @@ def games(
     """
     from dataclasses import asdict
 
-    from arena.jsonio import dumps
-
     with _store(db) as store:
         _check_tournament(store, tournament)
         if bot is not None:
             store.bot(bot)  # an unknown name is an error listing the bots
         rows = store.games(tournament=tournament, bot=bot, limit=limit)
     if json_out:
-        typer.echo(dumps([asdict(r) for r in rows]).decode())
+        _echo_json([asdict(r) for r in rows])
         return
     if not rows:
         typer.echo("no games stored yet")
@@ -597,13 +588,12 @@ def replay(
     The record is replayed through the rules engine, so what is shown is checked.
     Example: arena replay quickstart-reactor/r1-t1-s0-g0
     """
-    from arena.jsonio import dumps
     from arena.replay_view import replay_lines
 
     with _store(db) as store:
         record = store.game_record(game_id)
     if json_out:
-        typer.echo(dumps(record).decode())
+        _echo_json(record)
         return
     for line in replay_lines(record):
         typer.echo(line)
@@ -625,7 +615,6 @@ def bench(
     Example: arena bench --quick
     """
     from arena.bench import PARTS, run_all
-    from arena.jsonio import dumps
 
     parts = tuple(part or PARTS)
     unknown = set(parts) - set(PARTS)
@@ -636,7 +625,7 @@ def bench(
     report = run_all(quick=quick, sandbox_mode=sandbox, memory_games=memory_games, parts=parts, pin=pin,
                      echo=None if json_out else (lambda line: typer.echo(f"... {line}", err=True)))
     if json_out:
-        typer.echo(dumps(report.to_json()).decode())
+        _echo_json(report.to_json())
     else:
         for line in report.lines():
             typer.echo(line)
@@ -654,15 +643,13 @@ def tournaments(
     """
     from dataclasses import asdict
 
-    from arena.jsonio import dumps
-
     with _store(db) as store:
         # A run that was stopped (Ctrl-C, a kill) leaves its tournament unfinished: "running"
         # only while a process plays it, else "interrupted" (running its file again resumes it).
         rows = [(t, t.status if t.status != "running" or store.being_played(t.id) else "interrupted")
                 for t in store.tournaments()]
     if json_out:
-        typer.echo(dumps([{**asdict(t), "status": status} for t, status in rows]).decode())
+        _echo_json([{**asdict(t), "status": status} for t, status in rows])
         return
     if not rows:
         typer.echo("no tournaments yet; run one with `arena run FILE`")
