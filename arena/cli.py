@@ -251,13 +251,28 @@ def _store(db: Path, *, create: bool = False):
 def _output_format(fmt: str | None, json_out: bool) -> str:
     """The output format of `run` and `ratings`: ``--format``, or ``--json`` for json; checked
     before any work is done."""
-    from arena.ratings import FORMATS
+    from arena.tables import FORMATS
 
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format must be {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, not {fmt!r}")
     if json_out and fmt not in (None, "json"):
         raise UsageError(f"--json and --format {fmt} contradict each other; give one of them")
     return "json" if json_out else fmt or "table"
+
+
+def _echo_listing(columns: tuple[str, ...], rows: list[list[str]], fmt: str, records: list[dict],
+                  hint: str, right: frozenset[str] = frozenset()) -> None:
+    """Print a listing in ``fmt`` (see arena.tables).  With nothing to list a table says ``hint``;
+    a data format prints its empty form on stdout, so a script reads it as usual, and the hint
+    on stderr."""
+    from arena.tables import render
+
+    if not rows and fmt == "table":
+        typer.echo(hint)
+        return
+    typer.echo(render(columns, rows, fmt, records, right).rstrip("\n"))  # echo adds the last newline
+    if not rows:
+        typer.echo(hint, err=True)
 
 
 def _game_filter(name: str | None) -> str | None:
@@ -348,7 +363,8 @@ def _echo_json(data: object) -> None:
 def bots_list(
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only bots of this game ({GAMES}).")] = None,
     db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """List registered bots with their current version and games played.
 
@@ -356,19 +372,16 @@ def bots_list(
     """
     from dataclasses import asdict
 
+    fmt = _output_format(fmt, json_out)
     game = _game_filter(game)
     with _store(db) as store:
         rows = store.bots(game)
-    if json_out:
-        _echo_json([asdict(r) for r in rows])
-        return
-    if not rows:
-        which = f"no {game} bots" if game else "no bots"
-        typer.echo(f"{which} in {db}; add one with `arena bots add PATH --name NAME --game GAME`")
-        return
-    typer.echo(f"{'bot':<24}{'game':<12}{'version':>8}{'versions':>9}{'games':>8}")
-    for r in rows:
-        typer.echo(f"{r.name:<24}{r.game:<12}{r.version:>8}{r.versions:>9}{r.games:>8}")
+    which = f"no {game} bots" if game else "no bots"
+    _echo_listing(("bot", "game", "version", "versions", "games"),
+                  [[r.name, r.game, str(r.version), str(r.versions), str(r.games)] for r in rows], fmt,
+                  [asdict(r) for r in rows],
+                  f"{which} in {db}; add one with `arena bots add PATH --name NAME --game GAME`",
+                  right=frozenset({"version", "versions", "games"}))
 
 
 @bots_app.command("show")
@@ -549,32 +562,31 @@ def games(
     bot: Annotated[Optional[str], typer.Option("--bot", "-b", help="Only games this bot played.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
     db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """List stored games, newest first; `arena replay ID` shows one.
+    """List stored games, newest first, with each bot's place; `arena replay ID` shows one.
 
     Example: arena games --bot strong --limit 10
     """
     from dataclasses import asdict
 
+    fmt = _output_format(fmt, json_out)
     with _store(db) as store:
         _check_tournament(store, tournament)
         if bot is not None:
             store.bot(bot)  # an unknown name is an error listing the bots
         rows = store.games(tournament=tournament, bot=bot, limit=limit)
-    if json_out:
-        _echo_json([asdict(r) for r in rows])
-        return
-    if not rows:
-        typer.echo("no games stored yet")
-        return
+    cells = []
     for r in rows:
         order = sorted(range(len(r.places)), key=r.places.__getitem__)
-        ranking = ", ".join(f"{r.places[s]}. {r.bots[s]}" for s in order)
-        extra = (" [capped]" if r.capped else "") + (f" [{r.faults} fault(s)]" if r.faults else "")
+        notes = (["capped"] if r.capped else []) + ([f"{r.faults} fault(s)"] if r.faults else [])
         if r.disqualified:  # forfeited with no fault in this game: say why, or it reads as a plain loss
-            extra += f" [{', '.join(r.bots[s] for s in r.disqualified)} disqualified]"
-        typer.echo(f"{r.id}  {r.game}  {ranking}{extra}")
+            notes.append(f"{', '.join(r.bots[s] for s in r.disqualified)} disqualified")
+        cells.append([r.id, r.game, ", ".join(f"{r.places[s]}. {r.bots[s]}" for s in order),
+                      "; ".join(notes) or "-"])
+    _echo_listing(("game_id", "game", "places", "notes"), cells, fmt, [asdict(r) for r in rows],
+                  "no games stored yet" if tournament is None and bot is None else "no games match")
 
 
 @app.command()
@@ -634,7 +646,8 @@ def bench(
 @app.command()
 def tournaments(
     db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """List the tournaments in the database, newest first: finished, running (being played
     now) or interrupted (run its file again to resume it).
@@ -643,18 +656,16 @@ def tournaments(
     """
     from dataclasses import asdict
 
+    fmt = _output_format(fmt, json_out)
     with _store(db) as store:
         # A run that was stopped (Ctrl-C, a kill) leaves its tournament unfinished: "running"
         # only while a process plays it, else "interrupted" (running its file again resumes it).
         rows = [(t, t.status if t.status != "running" or store.being_played(t.id) else "interrupted")
                 for t in store.tournaments()]
-    if json_out:
-        _echo_json([{**asdict(t), "status": status} for t, status in rows])
-        return
-    if not rows:
-        typer.echo("no tournaments yet; run one with `arena run FILE`")
-    for t, status in rows:
-        typer.echo(f"{t.id}  {t.game}  {status}  started {t.created}")
+    _echo_listing(("tournament", "game", "status", "started"),
+                  [[t.id, t.game, status, t.created] for t, status in rows], fmt,
+                  [{**asdict(t), "status": status} for t, status in rows],
+                  "no tournaments yet; run one with `arena run FILE`")
 
 
 def app_help() -> str:

@@ -30,23 +30,19 @@ equal places tie), ``env.rate([(r,) for r in seats], ranks=[place - 1, ...])``.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-import orjson
 import trueskill
 
-from arena.errors import UsageError
+from arena.tables import render
 
 MU = 25.0
 SIGMA = MU / 3
 BETA = SIGMA / 2
 TAU = 0.0
 DRAW_PROBABILITY = 0.02
-FORMATS = ("table", "csv", "json", "markdown")
 
 
 def make_env(draw_probability: float = DRAW_PROBABILITY) -> trueskill.TrueSkill:
@@ -208,6 +204,7 @@ def leaderboard(
 
 
 COLUMNS = ("rank", "bot", "score", "mu", "sigma", "games", "wins", "mean_place", "faults")
+NUMBER_COLUMNS = frozenset({"rank", "score", "mu", "sigma", "games", "wins", "mean_place"})
 
 
 def _faults_text(faults: dict[str, int]) -> str:
@@ -224,30 +221,7 @@ def _cells(row: Row, digits: int | None) -> list[str]:
 
 
 def format_table(rows: list[Row], fmt: str = "table") -> str:
-    """Render a leaderboard as ``table`` (aligned text), ``csv``, ``json`` or ``markdown``."""
-    if fmt == "json":
-        return orjson.dumps([asdict(r) for r in rows], option=orjson.OPT_INDENT_2).decode() + "\n"
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(_cells(r, None) for r in rows)
-        return out.getvalue()
-    if fmt == "markdown":
-        right = {"rank", "score", "mu", "sigma", "games", "wins", "mean_place"}
-        lines = ["| " + " | ".join(COLUMNS) + " |",
-                 "|" + "|".join("---:" if c in right else "---" for c in COLUMNS) + "|"]
-        # A "|" inside a cell (say, in a bot name) would split the column.
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, 2)) + " |" for r in rows]
-        return "\n".join(lines) + "\n"
-    if fmt == "table":
-        grid = [list(COLUMNS)] + [_cells(r, 2) for r in rows]
-        widths = [max(len(line[i]) for line in grid) for i in range(len(COLUMNS))]
-        # Text columns (bot, faults) left-aligned, numbers right-aligned.
-        left = {1, len(COLUMNS) - 1}
-        return "".join(
-            "  ".join(cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-            .rstrip() + "\n"
-            for line in grid
-        )
-    raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    """Render a leaderboard as ``table`` (aligned text), ``csv``, ``json`` or ``markdown``; csv
+    keeps every digit, the text formats two."""
+    cells = [_cells(r, None if fmt == "csv" else 2) for r in rows]
+    return render(COLUMNS, cells, fmt, records=[asdict(r) for r in rows], right=NUMBER_COLUMNS)

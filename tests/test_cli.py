@@ -265,6 +265,34 @@ def test_json_option_of_run_ratings_and_tournaments(tmp_path: Path) -> None:
         one_line_error(arena(*args), 2, "--json and --format csv")
 
 
+@pytest.mark.parametrize("listing", [["games"], ["tournaments"], ["bots", "list"], ["ratings"]])
+def test_every_listing_has_the_same_formats(tmp_path: Path, listing: list[str]) -> None:
+    """`--format table|csv|json|markdown` and `--json` mean the same on every listing: the csv has
+    the table's columns and rows, json the full records, and an empty listing stays parseable."""
+    def out(*args: str) -> str:  # stdout alone: what a script reads
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    empty, db = str(tmp_path / "empty.db"), str(tmp_path / "a.db")
+    ok("run", str(random_tournament(tmp_path, "fmt")), "--db", db, "--quiet")
+    table = ok(*listing, "--db", db).strip().splitlines()
+    rows = list(csv.DictReader(io.StringIO(out(*listing, "--db", db, "--format", "csv"))))
+    assert len(rows) == len(table) - 1 >= 1 and table[0].split() == list(rows[0])
+    assert [line.split()[0] for line in table[1:]] == [next(iter(r.values())) for r in rows]
+    records = json.loads(out(*listing, "--db", db, "--json"))
+    assert records == json.loads(out(*listing, "--db", db, "--format", "json")) and len(records) == len(rows)
+    markdown = ok(*listing, "--db", db, "--format", "markdown").splitlines()
+    assert markdown[0] == "| " + " | ".join(rows[0]) + " |" and len(markdown) == 2 + len(rows)
+    one_line_error(arena(*listing, "--db", db, "--format", "xml"), 2, "--format must be")
+    one_line_error(arena(*listing, "--db", db, "--json", "--format", "csv"), 2, "--json and --format csv")
+
+    Store(empty).close()  # a database with nothing in it: a hint for people, empty data for scripts
+    assert json.loads(out(*listing, "--db", empty, "--format", "json")) == []
+    assert len(out(*listing, "--db", empty, "--format", "csv").splitlines()) == 1
+    assert ok(*listing, "--db", empty).startswith("no ")
+
+
 def test_ctrl_c_during_play_says_interrupted() -> None:
     """Typer hands Ctrl-C back as exit status 130, which `main` used to pass on in silence: a
     user saw the command end with no word of why."""
@@ -363,10 +391,12 @@ def test_registry_tournament_ratings_games_replay(tmp_path: Path) -> None:
     assert json.loads(ok("ratings", "--db", db, "--format", "json", "--tournament", "cli"))[0]["rank"] == 1
     assert ok("ratings", "--db", db, "--format", "markdown").startswith("| rank")
 
-    listing = ok("games", "--db", db, "--tournament", "cli")
-    game_id = listing.split()[0]
-    assert len(listing.strip().splitlines()) == 3
-    assert len(ok("games", "--db", db, "--bot", "r1").strip().splitlines()) == 3
+    listing = ok("games", "--db", db, "--tournament", "cli").strip().splitlines()
+    assert listing[0].split() == ["game_id", "game", "places", "notes"] and len(listing) == 1 + 3
+    game_id = listing[1].split()[0]
+    played = list(csv.DictReader(io.StringIO(ok("games", "--db", db, "--bot", "r1", "--format", "csv"))))
+    assert len(played) == 3 and game_id in {g["game_id"] for g in played}
+    assert all("r1" in g["places"] and g["notes"] == "-" for g in played)
     shown_game = ok("replay", game_id, "--db", db)
     assert "decides: play" in shown_game and "seen by" in shown_game and "result: 1." in shown_game
     record = json.loads(ok("replay", game_id, "--db", db, "--json"))

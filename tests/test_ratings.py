@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from arena import ratings
 from arena.errors import UsageError
+from arena.tables import FORMATS
 from arena.ratings import (
-    COLUMNS, FORMATS, GameOutcome, Row, format_table, leaderboard, make_env, outcomes_from_results, rate,
+    COLUMNS, GameOutcome, Row, format_table, leaderboard, make_env, outcomes_from_results, rate,
 )
 
 # Hidden strength of each simulated bot: one game's performance is strength + N(0, 1), so

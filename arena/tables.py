@@ -1,0 +1,48 @@
+"""One renderer for every listing the CLI prints (ratings, games, bots, tournaments), so that
+``--format table|csv|json|markdown`` means the same thing on each of them.
+
+A listing is its column names, its rows as text cells, and its JSON records (the full data,
+not the text cells: JSON is for programs, and they want numbers as numbers)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from arena.errors import UsageError
+
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def render(columns: Sequence[str], rows: Sequence[Sequence[str]], fmt: str,
+           records: Sequence[Mapping[str, Any]] | None = None, right: frozenset[str] = frozenset()) -> str:
+    """``rows`` in ``fmt``; ``right`` names the columns of numbers (right-aligned in a table and
+    in markdown).  ``records`` are printed for json (the rows as objects if not given)."""
+    if fmt == "json":
+        data = list(records) if records is not None else [dict(zip(columns, row)) for row in rows]
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+        return out.getvalue()
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(columns) + " |",
+                 "|" + "|".join("---:" if c in right else "---" for c in columns) + "|"]
+        # A "|" inside a cell (say, in a bot name) would split the column.
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        return "\n".join(lines) + "\n"
+    if fmt == "table":
+        grid = [list(columns)] + [list(row) for row in rows]
+        widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
+        return "".join(
+            "  ".join(cell.rjust(w) if c in right else cell.ljust(w)
+                      for c, cell, w in zip(columns, line, widths)).rstrip() + "\n"
+            for line in grid
+        )
+    raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
