@@ -400,7 +400,7 @@ def content_sha256(content: bytes) -> str:
 def _sidecar(path: str, suffix: str) -> Path:
     """A lock file beside the database (never the database itself: closing any other descriptor
     of that file would drop SQLite's own POSIX locks).  Named after the real path, so that a
-    symlink to the database shares its locks."""
+    symlink to the database shares its locks; hard links are refused (``_refuse_hard_links``)."""
     db = Path(os.path.realpath(path))
     return db.with_name(f".{db.name}.{suffix}")
 
@@ -416,6 +416,22 @@ def _file_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+def _refuse_hard_links(path: str) -> None:
+    """SQLite names a database's WAL and journal after the path it was opened by, so two names
+    of one file (hard links) each get their own: a writer through one name and a reader or a
+    writer through the other miss each other's changes, and can corrupt the file.  The
+    tournament lock beside the database would not hold either.  Symlinks are fine: they resolve."""
+    try:
+        links = os.stat(path).st_nlink
+    except FileNotFoundError:
+        return
+    if links > 1:
+        raise StorageError(
+            f"{path} has {links} hard links: SQLite keeps a journal per name, so using one database "
+            "under two names can corrupt it; copy it (cp) or use one of its names only, with a symlink for others"
+        )
+
+
 class Store:
     """The arena database.  ``Store(":memory:")`` or ``Store(memory=True)`` for tests."""
 
@@ -429,6 +445,7 @@ class Store:
             else:
                 if Path(self.path).is_dir():
                     raise StorageError(f"{self.path} is a directory; give a database file such as {DEFAULT_PATH}")
+                _refuse_hard_links(self.path)
                 if readonly:
                     uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
                     self.db = Database(sqlite3.connect(uri, uri=True, check_same_thread=False))

@@ -537,6 +537,12 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
         link.symlink_to(db)
         with Store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
             Tournament(spec, third, link).run(workers=1)
+        hard = tmp_path / "hard.db"  # a second name of the same file: SQLite would keep two journals
+        os.link(db, hard)
+        for readonly in (False, True):
+            with pytest.raises(StorageError, match="2 hard links"):
+                Store(str(hard), readonly=readonly)
+        hard.unlink()
     with Store(str(db)) as store:  # once the first is over, the tournament can be played
         assert Tournament(spec, store, db).run(workers=1).errors == []
 
