@@ -464,7 +464,8 @@ def run(
         seen[:] = [progress]
         bar.update(progress)
 
-    with _sigint_here_only(), _store(db, create=True) as store:
+    new_db = not db.exists()
+    with _sigint_here_only(), _store(db, create=True) as store, _unless_used(store, new_db):
         try:
             tournament = Tournament(spec, store, db)
             outcome = tournament.run(workers=workers, on_progress=on_progress, cluster=cluster)
@@ -488,6 +489,20 @@ def run(
     typer.echo(format_table(outcome.leaderboard, fmt).rstrip("\n"))  # echo adds the last newline
     if outcome.errors:
         raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _unless_used(store, new: bool) -> Iterator[None]:
+    """A run that fails before it stores anything (say, a bot name not registered) removes the
+    database it has just created, so a typo in a file does not leave an empty arena.db behind."""
+    try:
+        yield
+    except BaseException:
+        if new:
+            with contextlib.suppress(Exception):  # never hide the error being reported
+                if not any(store.counts().values()):
+                    store.remove()
+        raise
 
 
 @contextlib.contextmanager

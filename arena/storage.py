@@ -34,7 +34,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -598,6 +598,16 @@ class Store:
 
     def _all(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[dict[str, Any]]:
         return list(self.db.query(sql, params))
+
+    def remove(self) -> None:
+        """Close the store and delete its file with its WAL, shared memory and lock files (for a
+        database that was created by mistake; the caller checks that it holds nothing)."""
+        self.close()
+        if self.path == ":memory:":
+            return
+        for name in (self.path, f"{self.path}-wal", f"{self.path}-shm", _sidecar(self.path, "lock")):
+            with suppress(FileNotFoundError):
+                os.unlink(name)
 
     def counts(self) -> dict[str, int]:
         """Rows per table (for ``arena db info`` and tests)."""

@@ -239,6 +239,20 @@ def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: l
     assert list(tmp_path.iterdir()) == []  # and none was created
 
 
+def test_a_run_refused_before_storing_anything_leaves_no_new_database(tmp_path: Path) -> None:
+    """A tournament file naming an unregistered bot fails once the database is open; a new
+    database it created is removed again (with its WAL and lock files), an existing one is kept."""
+    spec = tmp_path / "t.toml"
+    spec.write_text('name = "t"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "nobody"\n'
+                    f'[[bots]]\nname = "p"\npath = "{RANDOM}"\n')
+    db = tmp_path / "new.db"
+    one_line_error(arena("run", str(spec), "--db", str(db)), 1, "no bot named 'nobody'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.toml"]
+    Store(str(db)).close()  # a database that was there before: never removed
+    one_line_error(arena("run", str(spec), "--db", str(db)), 1, "no bot named 'nobody'")
+    assert db.exists()
+
+
 def test_unknown_filter_values_are_errors(tmp_path: Path) -> None:
     """An unknown game is a bad argument listing the games; an unknown tournament or bot is not
     in the database (status 1, as for `arena ratings --tournament`)."""
