@@ -47,6 +47,7 @@ from arena.errors import UnknownBot
 from arena.games import Game, GameConfig, GameResult, SeededChance, State
 from arena.games.match import Match
 from arena.games.record import make_record
+from arena.standing import CLEAN, FAULT, OUT, standing
 from protocol import codec
 from protocol.faults import Fault, FaultKind, ProtocolFault
 from protocol.messages import (
@@ -148,9 +149,13 @@ class FaultRecord:
     kind: str
     message: str
     decision: int | None = None
+    # A forfeit because the bot was stopped for a fault in another game played at the same
+    # time: it does not count towards disqualification (see arena.standing).
+    collateral: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "bot": self.bot, "kind": self.kind, "message": self.message, "decision": self.decision}
+        return {"seat": self.seat, "bot": self.bot, "kind": self.kind, "message": self.message,
+                "decision": self.decision, "collateral": self.collateral}
 
 
 @dataclass(slots=True)
@@ -456,29 +461,17 @@ class _Pending:
     number: int  # the decision's index in the game
 
 
-# How a seat's game counts towards disqualification (faults_to_disqualify in a row).
-CLEAN, FAULT, OUT, NEUTRAL = "clean", "fault", "out", "neutral"  # resets; counts; disqualified; neither
-COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # ends a collateral fault's message
+COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in a collateral fault's message
 
 
-def stored_standing(messages: list[str], forfeited: bool) -> str:
-    """A stored game's standing for one seat, from its fault messages and whether it forfeited
-    (as :meth:`_Table.finish` counted it live): a resumed match must disqualify exactly as an
-    uninterrupted one.  A forfeit with no fault of its own is a disqualified seat's."""
-    if not forfeited:
-        return CLEAN
-    if not messages:
-        return OUT
-    return NEUTRAL if all(m.endswith(f"{COLLATERAL_NOTE})") for m in messages) else FAULT
-
-
-def _tally(run: "_Run", seat: int, standing: str, threshold: int) -> bool:
-    """Count one game of ``seat`` towards disqualification; True if this disqualifies it."""
-    if standing == CLEAN:
+def _tally(run: "_Run", seat: int, counted: str, threshold: int) -> bool:
+    """Count one game of ``seat`` (its ``standing``) towards disqualification; True if this
+    disqualifies it."""
+    if counted == CLEAN:
         run.faults_in_a_row[seat] = 0
-    elif standing == OUT:
+    elif counted == OUT:
         run.disqualified.add(seat)
-    elif standing == FAULT:
+    elif counted == FAULT:
         run.faults_in_a_row[seat] += 1
         if run.faults_in_a_row[seat] >= threshold and seat not in run.disqualified:
             run.disqualified.add(seat)
@@ -520,7 +513,6 @@ class _Game:
     extra: list[dict[str, Any]] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
     logs: dict[int, str] = field(default_factory=dict)
-    collateral: set[int] = field(default_factory=set)  # forfeits caused by a fault in another game
     asked: _Pending | None = None  # the request it waits on, if any
 
 
@@ -531,8 +523,8 @@ class MatchPlan:
     seed: str
     match_id: str = "match"
     done: tuple[GameResult, ...] = ()
-    # For each game in ``done``, each seat's standing (CLEAN, FAULT, OUT, NEUTRAL; see
-    # stored_standing): a resumed match carries on counting faults in a row where it stopped.
+    # For each game in ``done``, each seat's standing (see arena.standing): a resumed match
+    # carries on counting faults in a row where it stopped.
     standings: tuple[tuple[str, ...], ...] = ()
 
 
@@ -694,8 +686,8 @@ class Session:
                      faults_in_a_row=[0] * n, starts=[0] * n) for i, plan in enumerate(plans)]
         for run, plan in zip(runs, plans):
             for standings in plan.standings:
-                for seat, standing in enumerate(standings):
-                    _tally(run, seat, standing, self.config.faults_to_disqualify)
+                for seat, counted in enumerate(standings):
+                    _tally(run, seat, counted, self.config.faults_to_disqualify)
         table = _Table(self, game, seats, names, keys, list(config.variants))
         with _fewer_collections():
             return self._play(table, runs, on_game, on_match)
@@ -1008,15 +1000,15 @@ class _Table:
             others = list(seat.playing)
             g.logs[i] = g.logs.get(i, "") + seat.stop(reason="fault")
             for other in others:
-                other.collateral.add(i)
                 self.remove(other, i, seat, fault.kind.value,
                             f"{fault.fault.message} (in game {g.game_id}, {COLLATERAL_NOTE})",
-                            len(other.state.decisions))
+                            len(other.state.decisions), collateral=True)
         else:
             seat.retiring = True
 
-    def remove(self, g: _Game, i: int, seat: Seat, kind: str, message: str, number: int) -> None:
-        record = FaultRecord(i, seat.spec.name, kind, message, number)
+    def remove(self, g: _Game, i: int, seat: Seat, kind: str, message: str, number: int, *,
+               collateral: bool = False) -> None:
+        record = FaultRecord(i, seat.spec.name, kind, message, number, collateral)
         g.fault[i] = record
         g.faults.append(record)
         if g.asked is not None and g.asked.seat == i:
@@ -1040,9 +1032,8 @@ class _Table:
                     None if own is None else _protocol_fault(own),
                 ))
             g.logs[i] = g.logs.get(i, "") + seat.take_stderr()
-            standing = (CLEAN if fault is None else OUT if fault.kind == FaultKind.DISQUALIFIED.value
-                        else NEUTRAL if i in g.collateral else FAULT)
-            if _tally(run, i, standing, self.config.faults_to_disqualify):
+            counted = standing(fault is not None, [f.collateral for f in g.faults if f.seat == i])
+            if _tally(run, i, counted, self.config.faults_to_disqualify):
                 log.warning("%s (seat %d) disqualified after %d faulty games in a row",
                             seat.spec.name, i, run.faults_in_a_row[i])
 

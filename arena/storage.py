@@ -46,6 +46,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from arena.errors import StorageError, UnknownBot
+from arena.standing import OUT, standing
 
 DEFAULT_PATH = "arena.db"
 MIGRATION_SET = "arena"
@@ -191,8 +192,19 @@ def _v2_schedule_order(db: Database) -> None:
     db.execute("DROP INDEX games_tournament")
 
 
+def _v3_collateral_faults(db: Database) -> None:
+    """Version 3: ``faults.collateral`` marks a forfeit caused by a fault in another game played
+    at the same time (its bot was stopped), which does not count towards disqualification.
+
+    Before, only the end of the message said so.  Older rows are marked from that ending, as
+    the referee wrote it then; from now on the flag alone decides (see arena.standing)."""
+    db.execute("ALTER TABLE faults ADD COLUMN collateral INTEGER NOT NULL DEFAULT 0 CHECK (collateral IN (0, 1))")
+    db.execute("UPDATE faults SET collateral = 1"
+               " WHERE message LIKE '%(in game %, played at the same time; the bot was stopped)'")
+
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
-STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order]
+STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results
@@ -300,6 +312,7 @@ class FaultRow:
     message: str = ""
     decision: int | None = None
     bot: str | None = None
+    collateral: bool = False  # the bot was stopped for a fault in another game (arena.standing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -820,11 +833,13 @@ class Store:
                     if f.bot is not None and f.bot != bots[f.seat]:
                         raise StorageError(f"game {game.id!r}: a fault of seat {f.seat} names bot {f.bot!r}, "
                                            f"but {bots[f.seat]!r} sits there")
-                    fault_rows.append((game.id, f.seat, bots[f.seat], f.kind, f.message, f.decision))
-                self.db.conn.executemany(
-                    "INSERT INTO faults (game_id, seat, bot, kind, message, decision) VALUES (?, ?, ?, ?, ?, ?)",
-                    fault_rows,
-                )
+                    fault_rows.append((game.id, f.seat, bots[f.seat], f.kind, f.message, f.decision, int(f.collateral)))
+                if fault_rows:  # most games have none
+                    self.db.conn.executemany(
+                        "INSERT INTO faults (game_id, seat, bot, kind, message, decision, collateral)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        fault_rows,
+                    )
                 self.db.conn.executemany(
                     "INSERT INTO logs (game_id, seat, stderr) VALUES (?, ?, ?)",
                     [(game.id, seat, text) for seat, text in sorted((logs or {}).items())],
@@ -888,18 +903,17 @@ class Store:
         seats: dict[str, list[tuple[str, int]]] = {r["id"]: [] for r in rows}
         out: dict[str, list[int]] = {r["id"]: [] for r in rows}
         if rows:
-            # The referee forfeits a seat for a fault it stores with the game, or, with no fault
-            # row, because the bot was disqualified from the match: no schema change is needed.
             for r in self._all(
-                "SELECT r.game_id, r.seat, r.bot, r.place, r.forfeited AND NOT EXISTS"
-                " (SELECT 1 FROM faults f WHERE f.game_id = r.game_id AND f.seat = r.seat) AS disqualified"
+                "SELECT r.game_id, r.seat, r.bot, r.place, r.forfeited,"
+                " (SELECT json_group_array(f.collateral) FROM faults f"
+                "  WHERE f.game_id = r.game_id AND f.seat = r.seat) AS collateral"
                 " FROM results r WHERE r.game_id IN (SELECT value FROM json_each(?))"
                 " ORDER BY r.game_id, r.seat",
                 [orjson.dumps(list(seats)).decode()],
             ):
                 seats[r["game_id"]].append((r["bot"], r["place"]))
-                if r["disqualified"]:
-                    out[r["game_id"]].append(r["seat"])
+                if standing(bool(r["forfeited"]), map(bool, orjson.loads(r["collateral"]))) == OUT:
+                    out[r["game_id"]].append(r["seat"])  # already disqualified from the match
         return [
             GameSummary(
                 id=r["id"], tournament=r["tournament"], game=r["game"],
@@ -920,17 +934,18 @@ class Store:
     def faults(self, game_id: str) -> list[FaultRow]:
         """A game's faults in the order they were reported."""
         return [
-            FaultRow(seat=r["seat"], kind=r["kind"], message=r["message"], decision=r["decision"], bot=r["bot"])
+            FaultRow(seat=r["seat"], kind=r["kind"], message=r["message"], decision=r["decision"], bot=r["bot"],
+                     collateral=bool(r["collateral"]))
             for r in self._all("SELECT * FROM faults WHERE game_id = ? ORDER BY id", [game_id])
         ]
 
     def tournament_faults(self, tournament: str) -> Iterator[tuple[str, FaultRow]]:
         """Every fault of a tournament's games, with its game's id, in the order reported."""
         for r in self.db.execute(
-            "SELECT f.game_id, f.seat, f.kind, f.message, f.decision, f.bot FROM faults f"
+            "SELECT f.game_id, f.seat, f.kind, f.message, f.decision, f.bot, f.collateral FROM faults f"
             " JOIN games g ON g.id = f.game_id WHERE g.tournament = ? ORDER BY f.id", [tournament]
         ):
-            yield r[0], FaultRow(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5])
+            yield r[0], FaultRow(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5], collateral=bool(r[6]))
 
     def logs(self, game_id: str) -> dict[int, str]:
         """Each seat's stderr log of one game."""

@@ -31,7 +31,8 @@ from arena import ratings as rating
 from arena.errors import ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
-from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig, stored_standing
+from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
+from arena.standing import standing
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
@@ -111,9 +112,9 @@ def stored_results(store: Store, tournament: str) -> Stored:
     seats: dict[str, dict[int, tuple[int, bool, str]]] = {}
     for row in store.iter_results(tournament=tournament):
         seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited, row.bot)
-    faults: dict[tuple[str, int], list[str]] = {}
+    collateral: dict[tuple[str, int], list[bool]] = {}
     for game_id, fault in store.tournament_faults(tournament):
-        faults.setdefault((game_id, fault.seat), []).append(fault.message)
+        collateral.setdefault((game_id, fault.seat), []).append(fault.collateral)
     stored = Stored()
     for game_id, rows in seats.items():
         match_id, _, number = game_id.rpartition("-g")
@@ -122,7 +123,7 @@ def stored_results(store: Store, tournament: str) -> Stored:
         stored.results.setdefault(match_id, {})[int(number)] = game_result(places, forfeits)
         stored.seats[match_id] = tuple(rows[s][2] for s in sorted(rows))
         stored.standings.setdefault(match_id, {})[int(number)] = tuple(
-            stored_standing(faults.get((game_id, s), []), rows[s][1]) for s in sorted(rows))
+            standing(rows[s][1], collateral.get((game_id, s), [])) for s in sorted(rows))
     return stored
 
 
@@ -372,7 +373,7 @@ class Tournament:
             finished=report.finished,
             duration_ms=report.duration_ms,
         )
-        faults = [FaultRow(f.seat, f.kind, f.message, f.decision) for f in report.faults]
+        faults = [FaultRow(f.seat, f.kind, f.message, f.decision, collateral=f.collateral) for f in report.faults]
         self.store.add_game(row, seat_results(record), faults, {s: t for s, t in report.logs.items() if t})
 
     def rate(self) -> list[Any]:

@@ -105,6 +105,9 @@ def test_a_crash_forfeits_every_game_the_bot_was_playing() -> None:
     assert others, "no other game was in play when the bot crashed"
     for g in others:
         assert [(s, k) for s, k, _ in faults[g]] == [(0, "crash")] and "in game m2-g0" in faults[g][0][2]
+    collateral = {g.game_id: [f.collateral for f in g.faults] for r in reports for g in r.games}
+    assert collateral["m2-g0"] == [False] and all(collateral[g] == [True] for g in others)
+    assert all(f["collateral"] == (g.game_id != "m2-g0") for r in reports for g in r.games for f in g.record["faults"])
     later = [g for g, f in faults.items() if not f]
     assert later, "the restarted bot played no game"
     assert sum(r.starts[0] for r in reports) == 2
@@ -140,6 +143,7 @@ def test_a_second_answer_is_stale_and_stops_the_bot() -> None:
     faults = [f for fs in faults_by_game(reports).values() for f in fs]
     assert {(seat, kind) for seat, kind, _ in faults} == {(0, "stale")}
     assert len([f for f in faults if "same time" not in f[2]]) == 1
+    assert len([f for r in reports for g in r.games for f in g.faults if not f.collateral]) == 1
     assert sum(r.starts[0] for r in reports) == 2
 
 

@@ -85,7 +85,7 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with Store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.STEPS) == 2
+        assert s.schema_version == len(storage.STEPS) == 3
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "faults_game"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
@@ -379,13 +379,41 @@ def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
     """A bot disqualified from a match forfeits its later games with no fault stored for them;
     the summary names its seat, where a forfeit for a fault in that game is counted as a fault."""
     a, b, c = add_bots(store)
-    for game_id, forfeits, faults in (("dq", [2], []), ("crash", [2], [FaultRow(2, "crash")]), ("clean", [], [])):
+    stopped = [FaultRow(2, "crash", "it crashed (in game g9, played at the same time...)", collateral=True)]
+    for game_id, forfeits, faults in (("dq", [2], []), ("crash", [2], [FaultRow(2, "crash")]), ("clean", [], []),
+                                      ("stopped", [2], stopped)):
         record = make_record(game_id, ["bot0", "bot1", "bot2"], [1, 2, 3], 0)
         record["result"]["forfeits"] = forfeits
         row = GameRow(id=game_id, game="reactor", seats=[a.id, b.id, c.id], winner=0, record=record)
         store.add_game(row, seat_results(record), faults)
     summaries = {g.id: (g.faults, g.disqualified) for g in store.games()}
-    assert summaries == {"dq": (0, [2]), "crash": (1, []), "clean": (0, [])}
+    assert summaries == {"dq": (0, [2]), "crash": (1, []), "clean": (0, []), "stopped": (1, [])}
+    assert store.faults("stopped") == [FaultRow(2, "crash", stopped[0].message, None, "bot2", collateral=True)]
+    assert [f.collateral for _, f in store.tournament_faults("none")] == []
+
+
+def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch):
+    """Schema step 3 adds ``faults.collateral``; the faults stored before it were collateral
+    when their message ended as the referee then wrote it, and only then."""
+    path = tmp_path / "old.db"
+    released = storage.STEPS
+    monkeypatch.setattr(storage, "STEPS", released[:2])
+    with Store(path) as old:
+        a, b = add_bots(old, 2)
+        old.start_tournament("t", "T", "reactor", {}, 1)
+        add(old, "g1", [a, b], [2, 1], tournament="t")
+        messages = ["no answer in 2000 ms",
+                    "no answer in 2000 ms (in game t/r1-t1-s0-g0, played at the same time; the bot was stopped)",
+                    "the bot said: played at the same time; the bot was stopped"]  # its own words, not the note
+        for message in messages:
+            old.db.execute("INSERT INTO faults (game_id, seat, bot, kind, message) VALUES ('g1', 0, 'bot0', 'timeout', ?)",
+                           [message])
+        old.db.conn.commit()
+    monkeypatch.setattr(storage, "STEPS", released)
+    with Store(path) as upgraded:
+        assert upgraded.schema_version == 3
+        assert [(f.message, f.collateral) for _, f in upgraded.tournament_faults("t")] == [
+            (messages[0], False), (messages[1], True), (messages[2], False)]
 
 
 def test_save_ratings_replaces_a_tournaments_history(store):
