@@ -72,14 +72,25 @@ class PlaySummary:
         return out
 
 
+def seat_labels(names: list[str], targets: list[str]) -> list[str]:
+    """What to call each seat's bot in the output: its name (a script's file stem); where two
+    different bots share it (``a/bot.py``, ``b/bot.py``), the path as given; and where one bot
+    sits twice, ``#`` and its seat number."""
+    groups: dict[str, set[str]] = {}
+    for name, target in zip(names, targets):
+        groups.setdefault(name, set()).add(target)
+    labels = [target if len(groups[name]) > 1 else name for name, target in zip(names, targets)]
+    counts = Counter(labels)
+    return [f"{label}#{seat}" if counts[label] > 1 else label for seat, label in enumerate(labels)]
+
+
 def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches: int, seed: str,
                  referee: RefereeConfig) -> PlaySummary:
     """Play ``matches`` matches at one table in one session: each bot is started once (again only
     after a fault), and plays several matches at once if it offers to (``hello.concurrent``)."""
     specs = [bot_spec(t) for t in targets]
-    names = [s.name for s in specs]
-    counts = Counter(names)
-    specs = [type(s)(f"{s.name}#{i}" if counts[s.name] > 1 else s.name, s.command, s.expose) for i, s in enumerate(specs)]
+    labels = seat_labels([s.name for s in specs], targets)
+    specs = [type(s)(label, s.command, s.expose) for s, label in zip(specs, labels)]
     summary = PlaySummary(game.name, [s.name for s in specs])
     plans = [MatchPlan(f"{seed}:{m}", f"m{m}") for m in range(matches)]
     with Referee(referee) as ref, ref.session() as session:

@@ -365,6 +365,10 @@ def test_schema_is_json_schema_of_every_message() -> None:
 def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]
+    copy = tmp_path / "random_bot.py"  # another file with the same stem: told apart by its path
+    copy.write_bytes(Path(RANDOM).read_bytes())
+    mixed = json.loads(ok("play", "reactor", RANDOM, str(copy), RANDOM, "--seed", "3", "--json", "--sandbox", "none"))
+    assert [b["bot"] for b in mixed["bots"]] == [f"{RANDOM}#0", str(copy), f"{RANDOM}#2"]
     assert sum(b["match_wins"] for b in out["bots"]) == 2
     assert [b["starts"] for b in out["bots"]] == [1, 1, 1]  # once per bot for all the matches
     text = ok("check", RANDOM, "--game", "powder-keg", "--sandbox", "none")
