@@ -34,6 +34,7 @@ class CheckReport:
     seed: str  # with ``matches``, what replays the same deals
     matches: int  # self-play matches asked for (each played again with every variant on, if any)
     variant_matches: int  # those played again with every variant on (0 for a game without variants)
+    matches_played: int  # of matches + variant_matches: fewer if the check stopped early
     games: int
     decisions: int
     median_ms: float | None
@@ -53,7 +54,10 @@ class CheckReport:
         out.append(f"  handshake: {'hello as ' + repr(self.hello_name) if self.hello_name else 'no valid hello'}"
                    + (f" after {self.startup_ms} ms" if self.startup_ms is not None else ""))
         again = f" + {self.variant_matches} with every variant on" if self.variant_matches else ""
-        out.append(f"  played {self.games} game(s) over {self.matches} match(es){again} (seed {self.seed!r}), "
+        asked = self.matches + self.variant_matches
+        over = (f"{self.matches} match(es){again}" if self.matches_played == asked else
+                f"{self.matches_played} match(es), of the {self.matches}{again} asked for")
+        out.append(f"  played {self.games} game(s) over {over} (seed {self.seed!r}), "
                    f"answered {self.decisions} decision(s)")
         out.append(f"  games at once: {self.concurrent} offered" + (", so its self-play games were interleaved"
                    if self.concurrent > 1 else " (hello.concurrent not sent): one game at a time")
@@ -135,6 +139,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         seed=seed,
         matches=matches,
         variant_matches=matches if len(configs) > 1 else 0,
+        matches_played=len(reports),
         games=len(played),
         decisions=len(times),
         median_ms=statistics.median(times) if times else None,

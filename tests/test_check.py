@@ -63,6 +63,7 @@ def test_the_seed_chooses_the_deals_and_the_same_seed_plays_them_again(deals: li
 def test_matches_sets_how_many_games_are_played(deals: list[tuple[str, list]]) -> None:
     report = check_bot(bot_spec(RANDOM), "reactor", matches=7, config=NO_SANDBOX)
     assert (report.games, report.matches, report.variant_matches, report.seed) == (7, 7, 0, SEED)
+    assert report.matches_played == 7 and "over 7 match(es) (seed" in "\n".join(report.lines())
     assert len(deals) == 7 and len({s for s, _ in deals}) == 7
     with pytest.raises(ValueError, match="at least 1"):
         check_bot(bot_spec(RANDOM), "reactor", matches=0, config=NO_SANDBOX)
@@ -122,6 +123,8 @@ def test_a_bot_that_never_says_hello_is_not_started_for_every_match() -> None:
     assert not report.ok and {f["game_id"].split("-")[0] for f in report.faults} == {"check0"}
     assert {f["kind"] for f in report.faults} == {"startup"}
     assert any("never sent a valid hello" in p for p in report.problems)
+    assert report.matches_played == 1 and (report.matches, report.variant_matches) == (5, 5)
+    assert "over 1 match(es), of the 5 + 5 with every variant on asked for" in "\n".join(report.lines())
 
 
 def test_the_readme_example_bot_passes_the_check(tmp_path: Path) -> None:
