@@ -55,7 +55,7 @@ class PlaySummary:
                 places = g.record["result"]["places"]
                 order = sorted(range(len(places)), key=places.__getitem__)
                 ranking = ", ".join(f"{places[s]}. {self.bots[s]}" for s in order)
-                out.append(f"match {i + 1} game {g.index + 1}: {ranking}")
+                out.append(f"match {i + 1} game {g.index + 1} ({g.game_id}): {ranking}")  # the id the warnings name
                 for f in g.faults:
                     out.append(f"    fault: {self.bots[f.seat]} (seat {f.seat}) {f.kind}: {f.message}")
                     # What the bot said last, often the traceback's last line: the quickest hint.

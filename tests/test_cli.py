@@ -362,6 +362,16 @@ def test_schema_is_json_schema_of_every_message() -> None:
     assert {d["$ref"].rsplit("/", 1)[1] for d in schema["oneOf"]} >= {"hello", "action", "request", "game_over"}
 
 
+def test_play_names_games_as_its_warnings_do() -> None:
+    """A fault's warning on stderr names the game by its id; the text on stdout shows that id
+    beside "match 1 game 1", so the two can be matched up."""
+    crasher = str(ROOT / "tests" / "bots" / "zoo_crash_mid.py")
+    done = arena("play", "reactor", RANDOM, crasher, "--sandbox", "none")
+    assert done.returncode == 0, done.stderr
+    assert "match 1 game 1 (m0-g0): 1. random_bot, 2. zoo_crash_mid" in done.stdout
+    assert "zoo_crash_mid (seat 1) faulted in m0-g0: crash" in done.stderr
+
+
 def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]
