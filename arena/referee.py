@@ -407,7 +407,7 @@ class Seat:
                             return out
         oldest = next(iter(self.pending.values()))
         try:
-            entries = decode_answers(frame, self.config.max_message_size, self.batch)
+            entries = decode_answers(frame, self.config.max_message_size, self.batch, limit=len(self.pending) + 1)
         except ProtocolFault as fault:
             return [(oldest, fault)]
         out = []
@@ -933,6 +933,15 @@ class _Table:
         now = time.monotonic()
         if now < due:
             return
+        # Reading a frame can take the referee a while (a large one, or one it must check answer
+        # by answer): an answer that came meanwhile is read before anyone is charged with a
+        # timeout, so that one bot's frame can never cost another bot its game.
+        late = dict(self._poller(waiting).poll(0))
+        for seat in waiting:
+            channel = seat.channel
+            if channel is not None and seat.pending and channel.watched[0] in late:
+                self.drain(seat, channel)
+        now = time.monotonic()
         limits = self.config.limits
         for seat in waiting:
             for p in list(seat.pending.values()):

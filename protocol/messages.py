@@ -510,21 +510,32 @@ def decode_bot_message(
 
 
 def decode_answers(
-    frame: bytes | memoryview, max_size: int = DEFAULT_MAX_MESSAGE_SIZE, batch: bool = False
+    frame: bytes | memoryview, max_size: int = DEFAULT_MAX_MESSAGE_SIZE, batch: bool = False,
+    limit: int | None = None,
 ) -> list[tuple[Any, ProtocolFault | None]]:
     """The answers a bot's frame carries, each with its own ``schema`` fault or ``None``.
 
     An ``action`` frame is one answer.  In an ``actions`` frame (allowed with ``batch``) whose
     list is readable, an element that breaks the schema is a fault of that element alone, so
-    that it costs only its own game, as a wrong action does.  Raises :class:`ProtocolFault` for
-    a frame that is not a readable answer at all."""
+    that it costs only its own game, as a wrong action does.  Only the first ``limit`` elements
+    are read (the caller reads no further than one past its outstanding requests): checking
+    every element of a frame of a million would stall the referee for seconds.  Raises
+    :class:`ProtocolFault` for a frame that is not a readable answer at all."""
+    if len(frame) > max_size:  # libzmq's MAXMSGSIZE normally drops such a frame before it gets here
+        raise ProtocolFault(FaultKind.TOO_LARGE, f"message of {len(frame)} bytes (the limit is {max_size})")
     try:
-        msg = decode_bot_message(frame, max_size, ("action", "actions") if batch else ("action",))
+        msg = codec.loads(frame)
+    except ValueError as exc:
+        raise ProtocolFault(FaultKind.MALFORMED, _malformed(frame, exc)) from None
+    answers = msg.get("actions") if type(msg) is dict and msg.get("type") == "actions" else None
+    if limit is not None and type(answers) is list and len(answers) > limit:
+        msg = {**msg, "actions": answers[:limit]}
+    try:
+        validate(msg, ("action", "actions") if batch else ("action",))
     except ProtocolFault as fault:
-        if fault.kind is not FaultKind.SCHEMA or not batch:
+        if fault.kind is not FaultKind.SCHEMA or not batch or type(msg) is not dict:
             raise
-        msg = codec.loads(frame)  # it decoded before failing the schema
-        answers = msg.get("actions") if type(msg) is dict else None
+        answers = msg.get("actions")
         if msg.get("type") != "actions" or set(msg) != {"type", "actions"} or type(answers) is not list or not answers:
             raise
         return [(entry, _answer_fault(entry)) for entry in answers]
@@ -567,4 +578,14 @@ def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequenc
     for candidate in legal:
         if candidate == chosen:
             return candidate
-    raise ProtocolFault(FaultKind.ILLEGAL, f"action {codec.dumps(chosen).decode()[:200]} is not in the legal set")
+    raise ProtocolFault(FaultKind.ILLEGAL, f"action {excerpt(chosen)} is not in the legal set")
+
+
+def excerpt(value: Any, limit: int = 200) -> str:
+    """A bot's JSON value, cut to ``limit`` characters, for a fault message.  Never raises: the
+    decoder takes deeper nesting than the encoder, so a deep enough value can not be encoded
+    again (and must not crash the referee that reports it)."""
+    try:
+        return codec.dumps(value).decode()[:limit]
+    except (TypeError, ValueError, RecursionError):
+        return "(a value nested too deeply to show)"

@@ -8,6 +8,7 @@ bot forfeits every game it was playing (without counting those towards disqualif
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -265,3 +266,22 @@ def test_a_lineup_played_again_with_other_variants_is_welcomed_again(monkeypatch
                                            [MatchPlan(f"v{len(variants)}", f"v{len(variants)}m0")])
             assert all(g.faults == [] for r in reports for g in r.games)
     assert sent == [(0, []), (1, []), (0, list(game.variants)), (1, list(game.variants))]
+
+
+def test_time_the_referee_spends_on_one_bot_is_never_charged_to_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the referee reads one bot's frame (here made to take 2.5 s, as a huge bad frame
+    did before the referee read no further than it needed), another bot's answer arrives in
+    time; it is read before anyone's deadline is judged, so that bot is not charged a timeout."""
+    drain = referee_module._Table.drain
+    stalled = []
+
+    def slow_drain(self, seat, channel):
+        if seat.index == 1 and self.seats[0].pending and not stalled:
+            stalled.append(True)
+            time.sleep(2.5)  # the first bot answers after 0.1 s, its deadline is 1 s
+        return drain(self, seat, channel)
+
+    monkeypatch.setattr(referee_module._Table, "drain", slow_drain)
+    reports, _ = play_lineup(concurrent_zoo("slow:100", "none"), matches=2, players=2)
+    assert stalled
+    assert all(g.faults == [] for r in reports for g in r.games), faults_by_game(reports)

@@ -714,3 +714,33 @@ def test_sdk_waits_longer_for_a_referee_of_many_games_at_once() -> None:
     one, many = sdk._idle_limit(60, ctx, 4, 1), sdk._idle_limit(60, ctx, 4, 16)
     assert one == (3 * 60_000 + 10_000 + 2000) / 1000
     assert many == (16 * 3 * 60_000 + 10_000 + 2000) / 1000
+
+
+def test_an_action_too_deep_to_encode_again_is_illegal_not_a_crash() -> None:
+    """The decoder takes nesting the encoder refuses (1024 against 255 levels); the fault
+    message must not re-encode such an action, or one small answer crashes the referee."""
+    nested: dict = {}
+    for _ in range(300):
+        nested = {"a": nested}
+    frame = json.dumps({"type": "action", "id": 4, "action": {"type": "play", "card": nested}}).encode()
+    msg = decode_bot_message(frame)
+    with pytest.raises(ProtocolFault) as caught:
+        accept_action(msg, 4, REACTOR_LEGAL)
+    assert caught.value.kind is FaultKind.ILLEGAL and "nested too deeply" in caught.value.fault.message
+    assert m.excerpt({"type": "play", "card": "x" * 500}) == codec.dumps({"type": "play", "card": "x" * 500}).decode()[:200]
+
+
+def test_an_answer_frame_is_read_no_further_than_the_caller_needs() -> None:
+    """An ``actions`` frame of a million elements that break the schema was checked element by
+    element (seconds of the referee's one thread, while other bots' deadlines ran); only the
+    first ``limit`` are read, as the referee reads no further than one past its requests."""
+    frame = codec.dumps({"type": "actions", "actions": [{}] * 1_000_000})
+    entries = m.decode_answers(frame, len(frame), batch=True, limit=3)
+    assert len(entries) == 3 and all(fault is not None and fault.kind is FaultKind.SCHEMA for _, fault in entries)
+    valid = codec.dumps({"type": "actions", "actions": [{"id": i, "action": {"type": "stop"}} for i in range(100_000)]})
+    assert [entry["id"] for entry, fault in m.decode_answers(valid, len(valid), batch=True, limit=2)] == [0, 1]
+    assert len(m.decode_answers(valid, len(valid), batch=True)) == 100_000  # no limit: all of them
+    for frame in (b"[1, 2]", b'"actions"', b"7"):  # JSON, but not an object: a schema fault of the frame
+        with pytest.raises(ProtocolFault) as caught:
+            m.decode_answers(frame, 100, batch=True, limit=2)
+        assert caught.value.kind is FaultKind.SCHEMA

@@ -96,6 +96,7 @@ def test_random_bots_play_a_match_warm() -> None:
         (zoo("raw", "garbage"), "malformed"),
         (zoo("raw", "badjson"), "malformed"),
         (zoo("raw", "schema"), "schema"),
+        (zoo("raw", "deep"), "illegal"),
         (zoo("raw", "huge"), "too_large"),
         (zoo("raw", "twice"), "stale"),
         (zoo("raw", "close"), "disconnected"),

@@ -3,7 +3,8 @@
 Run as ``zoo_raw.py ENDPOINT MODE``: garbage (not JSON), badjson (truncated JSON), schema (JSON
 but not a valid message), huge (a message over the size bound), twice (answers every request
 twice), close (closes its socket and lingers), version (hello with protocol 99), badhello (a
-hello with a key the schema does not allow).
+hello with a key the schema does not allow), deep (an action nested 300 levels deep: readable,
+but too deep to be encoded again).
 """
 import json
 import sys
@@ -39,6 +40,11 @@ while True:
         sock.send_json({"type": "action", "id": "one", "action": []})
     elif mode == "huge":
         sock.send_json({**answer, "padding": "x" * (3 << 20)})
+    elif mode == "deep":
+        nested = {}
+        for _ in range(300):
+            nested = {"a": nested}
+        sock.send(json.dumps({**answer, "action": {"type": "play", "card": nested}}).encode())
     elif mode == "twice":
         sock.send_json(answer)
         sock.send_json(answer)
