@@ -28,6 +28,7 @@ import logging
 import os
 import shlex
 import shutil
+import stat
 import sys
 import tempfile
 import math
@@ -578,10 +579,9 @@ def _remove_stale_workroots() -> None:
     """Remove the socket folders of referees that were killed before they could (``kill -9``):
     on a shared machine they would pile up in /tmp by the hundred."""
     for path in Path(_socket_parent()).glob(f"{WORKROOT_PREFIX}*"):
-        try:
-            pid = int((path / OWNER_FILE).read_text())
-        except (OSError, ValueError):
-            continue  # not ours to judge: no owner written (yet)
+        pid = _owner_pid(path)
+        if pid is None:
+            continue  # not ours to judge: no owner written (yet), or not made by a referee of ours
         if pid == os.getpid():
             continue
         try:
@@ -590,6 +590,29 @@ def _remove_stale_workroots() -> None:
             shutil.rmtree(path, ignore_errors=True)
         except PermissionError:
             pass  # alive, another user's
+
+
+def _owner_pid(path: Path) -> int | None:
+    """The pid in a socket folder's owner file, if the folder and the file are what a referee
+    of this user makes: a real folder and a regular file, both ours.  Anyone can plant things in
+    /tmp (a FIFO there would block a plain read for ever, and every later run with it)."""
+    uid = os.geteuid()
+    try:
+        folder = os.lstat(path)
+        if not stat.S_ISDIR(folder.st_mode) or folder.st_uid != uid:
+            return None
+        fd = os.open(path / OWNER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
+            return None
+        return int(os.read(fd, 32))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
 
 
 class Session:

@@ -333,13 +333,15 @@ def test_socket_folders_of_killed_referees_are_removed(tmp_path: Path) -> None:
     (stale / "s0-x").mkdir()
     alive = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
     (alive / OWNER_FILE).write_text(str(os.getppid()))  # pytest's parent lives on
+    planted = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))  # anyone may plant a FIFO in /tmp:
+    os.mkfifo(planted / OWNER_FILE)  # reading it would block every referee started after
     try:
         with Referee(RefereeConfig(sandbox_mode=MODE)) as referee, referee.session() as session:
             assert (session.workroot / OWNER_FILE).read_text() == str(os.getpid())
-        assert not stale.exists() and alive.exists()
+        assert not stale.exists() and alive.exists() and planted.exists()
     finally:
-        shutil.rmtree(alive, ignore_errors=True)
-        shutil.rmtree(stale, ignore_errors=True)
+        for folder in (alive, stale, planted):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_deep_temporary_folder_does_not_make_socket_paths_too_long(tmp_path: Path,
