@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - depends on the installed Typer
 
 from arena.errors import ArenaError, UsageError
 from arena.games import REGISTRY, GameError
+from arena.terminal import safe
 
 app = typer.Typer(
     name="arena",
@@ -176,7 +177,7 @@ def play(
         typer.echo(summary.to_json_text())
     else:
         for line in summary.lines():
-            typer.echo(line)
+            typer.echo(safe(line))
 
 
 @app.command()
@@ -210,7 +211,7 @@ def check(
         _echo_json(report.to_json())
     else:
         for line in report.lines():
-            typer.echo(line)
+            typer.echo(safe(line))
     if not report.ok:
         raise typer.Exit(1)
 
@@ -337,7 +338,7 @@ def bots_add(
     report = check_bot(spec, game_obj.name, config=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     if not json_out:
         for line in report.lines():
-            typer.echo(line)
+            typer.echo(safe(line))
     if not report.ok:
         if json_out:
             _echo_json({"registered": False, "name": name, "reason": "the check failed", "check": report.to_json()})
@@ -448,11 +449,9 @@ def run(
         spec = load_tournament(file)
     except ConfigError as exc:  # the file named on the command line: a bad argument
         raise UsageError(str(exc)) from None
-    import logging
-
     # Warnings from the referee (faults, disqualifications) go to stderr; with several workers
     # multiprocessing-logging carries the workers' records to this process's handler.
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _log_to_stderr()
     if workers > 1 and cluster is None:
         import multiprocessing_logging
 
@@ -623,7 +622,7 @@ def replay(
         _echo_json(record)
         return
     for line in replay_lines(record):
-        typer.echo(line)
+        typer.echo(safe(line))
 
 
 @app.command()
@@ -705,9 +704,25 @@ def _one_line_warnings() -> None:
     warnings.showwarning = show
 
 
+def _log_to_stderr() -> None:
+    """Log records (the referee's fault warnings) as ``warning: ...`` lines on stderr, with
+    any terminal control characters from bots escaped; once, however often it is called."""
+    import logging
+
+    from arena.terminal import SafeFormatter, StderrHandler
+
+    root = logging.getLogger()
+    if not any(isinstance(h, StderrHandler) for h in root.handlers):
+        handler = StderrHandler()
+        handler.setFormatter(SafeFormatter())
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
     _one_line_warnings()
+    _log_to_stderr()
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:

@@ -372,6 +372,20 @@ def test_play_names_games_as_its_warnings_do() -> None:
     assert "zoo_crash_mid (seat 1) faulted in m0-g0: crash" in done.stderr
 
 
+def test_bot_text_cannot_steer_the_terminal() -> None:
+    """A bot's stderr and fault values are shown with control characters escaped: no screen
+    clearing, window titles or carriage returns over the real result lines."""
+    from arena.terminal import safe
+
+    assert safe("a\x1b[2Jb\tc\rd\x9b\u202e") == "a\\x1b[2Jb\tc\\x0dd\\x9b\\u202e"
+    ansi = str(ROOT / "tests" / "bots" / "zoo_ansi.py")
+    for command in (["play", "reactor", ansi, RANDOM], ["check", ansi, "--game", "reactor", "--matches", "1"]):
+        done = arena(*command, "--sandbox", "none")
+        text = done.stdout + done.stderr
+        assert "RuntimeError: boom \\x1b[31mred\\x9b0m" in text, text
+        assert not any(c in text for c in "\x1b\x07\r\x9b\u202e"), text
+
+
 def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]

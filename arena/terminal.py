@@ -1,0 +1,49 @@
+"""Text from bots (their stderr, the values in a fault message) shown on a terminal.
+
+A bot writes what it likes to stderr, and a terminal obeys control sequences: a hostile bot
+could clear the screen, set the window title or print a fake result line over the real one.
+Every line of bot text the CLI prints goes through :func:`safe`, which shows such characters
+as escapes instead.  Records and ``--json`` keep the text as it was written.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+
+# C0 controls but tab and newline, DEL and the C1 controls (ESC and CSI start the sequences),
+# and the invisible format characters that reorder or hide text (bidi overrides, zero widths).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: str) -> str:
+    """``text`` with every character that could steer a terminal shown as an escape."""
+    return _UNSAFE.sub(_escape, text)
+
+
+class SafeFormatter(logging.Formatter):
+    """``level: message`` on one line, as the CLI's errors and warnings are, made :func:`safe`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe(f"{record.levelname.lower()}: {super().format(record)}")
+
+
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a record comes (a test runner swaps it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
