@@ -25,8 +25,9 @@ match (e.g. a worker process's main thread).
 
 The referee binds its socket *before* calling :func:`start_bot`: a socket bound by root has mode
 0755, and ``connect()`` needs write permission, so ``start_bot`` hands the sockets already in
-``endpoint_dir`` to the bot's uid.  The directory itself (mode 0700, owned by the bot) keeps other
-bots out.
+``endpoint_dir`` to the bot's uid (mode 0600), which keeps other bots out.  The directory itself
+stays the referee's (mode 0711) and is mounted read-only: the bot can reach its socket but
+not write files to the host's disk there.
 """
 
 from __future__ import annotations
@@ -801,7 +802,7 @@ def start_bot(
         if python_path and not (env and "PYTHONPATH" in env):
             needed += [Path(p) for p in python_path.split(os.pathsep)]
         blocked = [p for p in needed if not _other_can_reach(p)]
-        if not _other_can_reach(endpoint_dir, read=False):  # it becomes the bot's own
+        if not _other_can_reach(endpoint_dir, read=False):  # the bot must reach its socket there
             blocked.append(endpoint_dir)
         if blocked:
             _warn_once(
@@ -820,7 +821,10 @@ def start_bot(
     try:
         workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-"))
         _own(workdir, uid)
-        _own(endpoint_dir, uid)
+        # The folder stays the referee's, searchable but not writable by the bot: a bot that
+        # could write there (a real folder on the host's disk, outside its tmpfs) could fill
+        # the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out.
+        os.chmod(endpoint_dir, 0o711)
         for entry in endpoint_dir.iterdir():
             if entry.is_socket():
                 _own(entry, uid, mode=0o600)
@@ -848,8 +852,8 @@ def start_bot(
             ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
             ro += [Path(os.path.realpath(executable))]
             prefix = _bwrap_command(
-                ro=[p for p in ro if p.exists()],
-                rw=[endpoint_dir],  # the working directory is a tmpfs of its own
+                ro=[p for p in ro if p.exists()] + [endpoint_dir],  # a socket needs no writable mount
+                rw=[],  # the working directory and /tmp are tmpfs of their own
                 workdir=workdir,
                 env=bot_env,
                 limits=limits,

@@ -13,7 +13,17 @@ try:
         writable = f.read() == "hello"
 except OSError:
     writable = False
+# argv[1]: the folder of the bot's socket, which must not take files (it is on the host's disk).
+socket_dir_writable = None
+if len(sys.argv) > 1:
+    try:
+        with open(os.path.join(sys.argv[1], "filler"), "w") as f:
+            f.write("x")
+        socket_dir_writable = True
+    except OSError:
+        socket_dir_writable = False
 report = {
+    "socket_dir_writable": socket_dir_writable,
     "env": dict(os.environ),
     "cwd": cwd,
     "cwd_mode": st.st_mode & 0o777,
