@@ -5,6 +5,11 @@ Resource limits (``setrlimit``) bound each process: a bot of 32 processes of 1 G
 32 GB and push the machine into the OOM killer.  A cgroup bounds them together; when the bot
 passes its memory, the kernel kills one of the bot's own processes (recorded as a crash).
 
+A bot's processes also share one ``cpu`` group where that hierarchy is writable: the
+scheduler then weighs the bot as one, so a bot that forks 24 spinning processes gets one
+bot's share of the CPU, not 24 times that of the bot it plays against (whose clock runs on
+the wall).
+
 Uses the cgroup v1 ``memory`` and ``pids`` hierarchies under ``/sys/fs/cgroup`` when they are
 writable (a referee running as root, as bots with uids of their own need).  A bot's group is
 named after its leased uid, which no other live bot has, so a group left by a referee that died
@@ -23,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
+CPU_SHARES = 1024  # the weight of one ordinary process: a whole bot weighs as one
 
 # Writes its own pid into each cgroup.procs given, then execs the command that follows "--".
 _JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"'
@@ -80,4 +86,10 @@ def make(uid: int, memory_bytes: int, processes: int) -> BotGroup:
     if reset.exists():
         reset.write_text("0")  # the peak of this bot, not of the uid's earlier ones
     (pids / "pids.max").write_text(str(processes))
+    cpu = ROOT / "cpu"
+    if (cpu / "cpu.shares").is_file() and os.access(cpu, os.W_OK):  # optional: weigh the bot as one
+        path = cpu / f"arena-bot-{uid}"
+        path.mkdir(exist_ok=True)
+        (path / "cpu.shares").write_text(str(CPU_SHARES))
+        paths.append(path)
     return BotGroup(tuple(paths))

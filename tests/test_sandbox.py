@@ -164,6 +164,37 @@ def test_the_bot_as_a_whole_is_bounded_by_its_cgroup(endpoint_dir: Path) -> None
     assert not any(path.exists() for path in group.paths)  # removed with the bot
 
 
+@needs_bwrap
+@pytest.mark.skipif(cgroups.available() is not None or not (cgroups.ROOT / "cpu" / "cpu.shares").is_file(),
+                    reason="no cpu cgroup for bots here")
+def test_a_bot_with_many_processes_gets_one_bots_share_of_the_cpu(endpoint_dir: Path, tmp_path: Path) -> None:
+    """A bot's processes share one cpu group: 8 spinning processes, each in a session of its
+    own, weigh as one bot against another bot on the same CPU (as a tournament worker pins a
+    table's bots), which then still gets about half of it, not a ninth, and does not time out
+    for a hog's sake."""
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})  # the bots inherit it
+    try:
+        hog = start(endpoint_dir, "strict", "sandbox_spinners.py", "8")
+        meter = None
+        try:
+            wait_for(hog, "spinning")
+            assert hog.group is not None and len(hog.group.paths) == 3
+            assert (hog.group.paths[2] / "cpu.shares").read_text().strip() == str(cgroups.CPU_SHARES)
+            other = tmp_path / "other"
+            other.mkdir()
+            meter = start(other, "strict", "sandbox_cpu_meter.py", "1.5")
+            share = float(wait_for(meter, "share=").split("share=")[1].split()[0])
+            assert share > 0.3, share  # ~0.5 when weighed bot against bot; ~0.11 process against process
+        finally:
+            stop_and_check(hog)
+            if meter is not None:
+                stop_and_check(meter)
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_child_left_after_the_parent_exits_is_killed(mode: str, endpoint_dir: Path) -> None:
     bot = start(endpoint_dir, mode, "sandbox_orphan.py")
