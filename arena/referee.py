@@ -58,6 +58,7 @@ from protocol.messages import (
     accept_hello,
     decode_answers,
     decode_bot_message,
+    same_json,
 )
 from protocol import messages
 from protocol.transport import ENDPOINT_ENV, Channel, bot_endpoint
@@ -444,7 +445,7 @@ class Seat:
         if pending is not None:
             chosen = answer.get("action")
             for candidate in pending.legal:
-                if candidate == chosen:
+                if candidate == chosen and same_json(candidate, chosen):
                     return pending, candidate
         return None
 

@@ -42,8 +42,10 @@ __all__ = [
     "accept_hello",
     "action",
     "actions",
+    "decode_answers",
     "decode_bot_message",
     "error",
+    "excerpt",
     "forced",
     "game_over",
     "game_start",
@@ -51,6 +53,7 @@ __all__ = [
     "match_over",
     "request",
     "requests",
+    "same_json",
     "schema",
     "shutdown",
     "validate",
@@ -576,9 +579,32 @@ def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequenc
         raise ProtocolFault(FaultKind.STALE, f"action for request {msg['id']}, but {outstanding}")
     chosen = msg["action"]
     for candidate in legal:
-        if candidate == chosen:
+        if candidate == chosen and same_json(candidate, chosen):
             return candidate
     raise ProtocolFault(FaultKind.ILLEGAL, f"action {excerpt(chosen)} is not in the legal set")
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two values that Python finds equal (``a == b``) are also equal as JSON values:
+    Python takes ``True`` for ``1`` and ``False`` for ``0``, JSON does not.  (``1.0`` and ``1``
+    are one JSON number.)"""
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return ta is tb
+    if ta is dict:
+        for key, value in a.items():
+            other = b[key]
+            if type(value) in _SCALARS and type(other) in _SCALARS:
+                continue  # equal, and neither is a bool
+            if not same_json(value, other):
+                return False
+        return True
+    if ta is list:
+        return all(map(same_json, a, b))
+    return True
+
+
+_SCALARS = frozenset({str, int, float, type(None)})
 
 
 def excerpt(value: Any, limit: int = 200) -> str:

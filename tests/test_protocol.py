@@ -744,3 +744,18 @@ def test_an_answer_frame_is_read_no_further_than_the_caller_needs() -> None:
         with pytest.raises(ProtocolFault) as caught:
             m.decode_answers(frame, 100, batch=True, limit=2)
         assert caught.value.kind is FaultKind.SCHEMA
+
+
+def test_an_action_is_compared_as_a_json_value_not_by_python_equality() -> None:
+    """Python finds ``True == 1``; JSON does not: a bot answering ``"value": true`` for the
+    Spark's value 1 sent an action outside the legal set (rulings §0), which must be refused.
+    ``1.0`` is the JSON number 1 and is accepted."""
+    spark_one = REACTOR_LEGAL[0]
+    for wrong in ({**spark_one, "value": True}, {"type": "favour", "target": True}):
+        with pytest.raises(ProtocolFault) as caught:
+            accept_action(m.action(3, wrong), 3, [*REACTOR_LEGAL, {"type": "favour", "target": 1}])
+        assert caught.value.kind is FaultKind.ILLEGAL
+    assert accept_action(m.action(3, {**spark_one, "value": 1.0}), 3, REACTOR_LEGAL) is spark_one
+    five = {"type": "five", "cards": ["Bk", "6", "5", "4", "3"]}
+    assert accept_action(m.action(3, {"type": "five", "cards": ["Bk", "6", "5", "4", "3"]}), 3, [five]) is five
+    assert not m.same_json({"cards": [1, 0]}, {"cards": [True, False]}) and m.same_json({"a": None}, {"a": None})
