@@ -302,10 +302,10 @@ def test_accept_hello_reports_a_version_mismatch() -> None:
 def test_accept_action_checks_id_then_legality() -> None:
     chosen = accept_action(m.action(4, {"type": "play", "card": "S", "value": 11}), 4, REACTOR_LEGAL)
     assert chosen is REACTOR_LEGAL[1]
-    # The engine gets its own object back, never the bot's (true == 1 in Python).
-    spark_as_true = m.action(4, {"type": "play", "card": "S", "value": True})
-    assert accept_action(spark_as_true, 4, REACTOR_LEGAL) is REACTOR_LEGAL[0]
+    # The engine gets its own object back, never the bot's; true is not 1 in JSON (Python
+    # thinks it is), so it is not in the legal set.
     for msg, outstanding, kind in [
+        (m.action(4, {"type": "play", "card": "S", "value": True}), 4, FaultKind.ILLEGAL),
         (m.action(3, REACTOR_LEGAL[0]), 4, FaultKind.STALE),
         (m.action(4, REACTOR_LEGAL[0]), None, FaultKind.STALE),
         (m.action(4, {"type": "play", "card": "9"}), 4, FaultKind.ILLEGAL),
