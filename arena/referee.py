@@ -22,6 +22,7 @@ all the bots at once until every answer is in (:class:`_Table`).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import logging
@@ -61,7 +62,7 @@ from protocol.messages import (
     same_json,
 )
 from protocol import messages
-from protocol.transport import ENDPOINT_ENV, Channel, bot_endpoint
+from protocol.transport import ENDPOINT_ENV, SOCKET_NAME, Channel, bot_endpoint
 
 log = logging.getLogger("arena.referee")
 
@@ -279,9 +280,16 @@ class Seat:
             if self.proc is not None and self.proc.poll() is not None:
                 frame = self.channel.recv_bytes(0)  # a hello it sent just before exiting still counts
                 break
+        if self.endpoint_dir is not None:
+            # Its one connection is made: with the socket's name gone nobody can open another
+            # (see Channel; one opened before this is caught as intruded).
+            with contextlib.suppress(OSError):
+                os.unlink(self.endpoint_dir / SOCKET_NAME)
         try:
             if frame is None:
                 raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
+            if self.channel.intruded:
+                raise self._silence_fault("at start-up")
             hello = accept_hello(decode_bot_message(frame, self.config.max_message_size, ("hello",)))
         except ProtocolFault as fault:
             # Whatever went wrong, the bot never became ready: a start-up fault, unless it speaks
@@ -301,6 +309,17 @@ class Seat:
         self.batch = hello.batch
         self.startup_ms = int((time.monotonic() - self.launched) * 1000)
         self.ready = True
+
+    def refuse_intruder(self) -> None:
+        """A ready bot that opened a second connection (see Channel) is stopped now, with a
+        start-up fault, before the others have finished starting."""
+        if not self.ready or self.channel is None or len(self.channel.watched) < 2:
+            return
+        if self.channel.watched[1].poll(0):
+            self.channel.note_drop()
+        if self.channel.intruded:
+            self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"disconnected: {self._silence_fault('at start-up').fault.message}")
+            self.startup_log += self.stop(reason="startup")
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
         """Tell the bot about the lineup it plays next: the game, its seat, the names, the variants
@@ -337,7 +356,13 @@ class Seat:
     # -- messages -----------------------------------------------------------------------------
 
     def _silence_fault(self, waited: str) -> ProtocolFault:
-        """Why a bot said nothing: it died, its connection dropped, or it is just slow."""
+        """Why a bot said nothing: it died, its connection dropped, or it is just slow; or it
+        opened a second connection (see Channel), which is a fault whatever it says."""
+        if self.channel is not None and self.channel.intruded:
+            return ProtocolFault(
+                FaultKind.DISCONNECTED,
+                f"the bot opened a second connection to its socket; one is allowed ({waited})",
+            )
         if self.proc is not None and self.channel is not None and self.channel.dropped:
             self.proc.wait(0.5)  # a dying process drops its connection a moment before it is reaped
         if self.proc is not None and self.proc.poll() is not None:
@@ -818,8 +843,10 @@ class _Table:
             seat.stop(reason="restart")
             seat.launch()
         deadline = time.monotonic() + self.config.limits.startup_ms / 1000
-        for seat in fresh:
+        for number, seat in enumerate(fresh):
             seat.handshake(deadline)
+            for earlier in fresh[:number + 1]:  # a second connection opened since its hello
+                earlier.refuse_intruder()
         self.limit = self.concurrency()
         self.welcome(seats)
 
@@ -951,9 +978,19 @@ class _Table:
             watched = channel.watched
             if watched[0] in ready:
                 self.drain(seat, channel)
-            if len(watched) > 1 and watched[1] in ready and seat.pending and channel.note_drop():
+            if seat.pending and (channel.intruded or (len(watched) > 1 and watched[1] in ready and channel.note_drop())):
                 p = next(iter(seat.pending.values()))
                 self.fault(seat, p, seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer"))
+        for seat in self.seats:  # a bot owing nothing is watched for a second connection too
+            channel = seat.channel
+            if channel is None or seat.pending or len(channel.watched) < 2:
+                continue
+            if channel.watched[1] in ready:
+                channel.note_drop()
+            if channel.intruded and seat.playing:
+                g = next(iter(seat.playing))
+                self.forfeit(seat, g, seat.index, len(g.state.decisions),
+                             seat._silence_fault("while it owed no answer"), fatal=True)
         now = time.monotonic()
         if now < due:
             return
@@ -998,8 +1035,9 @@ class _Table:
                 g.asked = None
 
     def _poller(self, waiting: list[Seat]) -> zmq.Poller:
-        """A poller of the bots that owe an answer (a frame from another one waits to be read),
-        one per set of such bots, made once (until a bot is restarted)."""
+        """A poller of the bots that owe an answer (a frame from another one waits to be read)
+        and of every bot's connection events, one per set of such bots, made once (until a bot
+        is restarted)."""
         if Seat.changes != self.polled:
             self.pollers.clear()
             self.polled = Seat.changes
@@ -1007,9 +1045,9 @@ class _Table:
         poller = self.pollers.get(key)
         if poller is None:
             poller = self.pollers[key] = zmq.Poller()
-            for seat in waiting:
-                if seat.channel is not None:
-                    for socket in seat.channel.watched:
+            for seat in self.seats:
+                if seat.channel is not None:  # of a bot owing nothing, only its connections
+                    for socket in seat.channel.watched if seat in waiting else seat.channel.watched[1:]:
                         poller.register(socket, zmq.POLLIN)
         return poller
 

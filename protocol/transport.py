@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import parse_monitor_message
 
 from protocol import codec
 from protocol.messages import DEFAULT_MAX_MESSAGE_SIZE
@@ -68,16 +70,24 @@ class Channel:
     connection dropped rather than because the timeout ran out, and after a send found no peer.
     ``watched`` are the sockets to poll for it (its socket, and its monitor if any), for a caller
     that waits on many at once.
+
+    The referee's end also counts the connections its socket accepts: a bot has one.
+    ``intruded`` is true once a second one was opened.  libzmq bounds each part of a message
+    (``MAXMSGSIZE``) but not a message of many parts, which it holds until the last part comes:
+    a bot playing on one connection while it sends such a message on another could fill the
+    referee's memory.
     """
 
-    def __init__(self, socket: zmq.Socket, *, watch: bool = True) -> None:
+    def __init__(self, socket: zmq.Socket, *, watch: bool = True, count_connections: bool = False) -> None:
         self.socket = socket
         self.dropped = False
+        self.accepted = 0
         self._poller = zmq.Poller()
         self._poller.register(socket, zmq.POLLIN)
         self._monitor: zmq.Socket | None = None
         if watch:
-            self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            events = zmq.EVENT_DISCONNECTED | (zmq.EVENT_ACCEPTED if count_connections else 0)
+            self._monitor = socket.get_monitor_socket(events)
             self._poller.register(self._monitor, zmq.POLLIN)
         self.watched: tuple[zmq.Socket, ...] = (socket,) if self._monitor is None else (socket, self._monitor)
 
@@ -94,8 +104,9 @@ class Channel:
         socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.MAXMSGSIZE, max_message_size)
+        channel = cls(socket, watch=watch, count_connections=True)  # the monitor must see the first one
         socket.bind(endpoint)
-        return cls(socket, watch=watch)
+        return channel
 
     @classmethod
     def connect(cls, endpoint: str, *, context: zmq.Context | None = None, watch: bool = True) -> "Channel":
@@ -132,22 +143,39 @@ class Channel:
             if self.socket.poll(timeout_ms, zmq.POLLIN):
                 return self.socket.recv()
             return None
-        ready = dict(self._poller.poll(timeout_ms))
-        # A frame that arrived before the drop is still delivered first.
-        if self.socket in ready or (self._monitor in ready and not self.note_drop()):
-            return self.socket.recv()
-        return None
+        deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+        while True:
+            left = None if deadline is None else max(0, round((deadline - time.monotonic()) * 1000))
+            ready = dict(self._poller.poll(left))
+            # A frame that arrived before the drop is still delivered first.
+            if self.socket in ready:
+                return self.socket.recv()
+            if self._monitor in ready:
+                if self.note_drop():
+                    return None
+                continue  # a connection accepted: not a frame; wait on
+            return None
 
     def note_drop(self) -> bool:
         """After a poll flagged the monitor: consume its events, and report (and set ``dropped``)
         whether the connection dropped with no frame left to read (frames can land in the queue
-        just after the event, so the socket gets one last look)."""
+        just after the event, so the socket gets one last look).  Counts accepted connections."""
         if self._monitor is None:
             return False
+        disconnected = False
         while self._monitor.poll(0):
-            self._monitor.recv_multipart()
-        self.dropped = not self.socket.poll(0)
+            event = parse_monitor_message(self._monitor.recv_multipart())["event"]
+            if event == zmq.EVENT_ACCEPTED:
+                self.accepted += 1
+            elif event == zmq.EVENT_DISCONNECTED:
+                disconnected = True
+        self.dropped = disconnected and not self.socket.poll(0)
         return self.dropped
+
+    @property
+    def intruded(self) -> bool:
+        """Whether the peer opened a second connection (see the class)."""
+        return self.accepted > 1
 
     def recv(self, timeout_ms: int | None) -> Any | None:
         """The next message, decoded but not validated; ``None`` as for :meth:`recv_bytes`."""

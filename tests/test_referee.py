@@ -97,6 +97,7 @@ def test_random_bots_play_a_match_warm() -> None:
         (zoo("raw", "badjson"), "malformed"),
         (zoo("raw", "schema"), "schema"),
         (zoo("raw", "deep"), "illegal"),
+        (zoo("raw", "second"), "startup"),
         (zoo("raw", "huge"), "too_large"),
         (zoo("raw", "twice"), "stale"),
         (zoo("raw", "close"), "disconnected"),
@@ -120,6 +121,18 @@ def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     assert result["places"][0] == 3
     assert sorted(result["places"][1:]) == [1, 2]
     assert game.record["faults"][0]["kind"] == kind
+
+
+def test_a_bot_has_one_connection_to_its_socket() -> None:
+    """libzmq holds a message of many parts until its last part, whatever their number: a bot
+    playing on one connection while it sends such a message on a second could fill the
+    referee's memory.  A second connection before the hello is a start-up fault; after it, the
+    socket's name is gone, so none can be made and the bot plays on."""
+    report = play(zoo("raw", "second"))
+    assert [(f.kind, f.message) for f in report.games[0].faults] == [
+        ("startup", "disconnected: the bot opened a second connection to its socket; one is allowed (at start-up)")]
+    report = play(zoo("raw", "latesecond"))
+    assert all(g.faults == [] for g in report.games)
 
 
 def test_a_bot_whose_game_time_runs_out_as_it_answers_is_never_asked_with_no_time() -> None:

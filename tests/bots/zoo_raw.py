@@ -4,7 +4,9 @@ Run as ``zoo_raw.py ENDPOINT MODE``: garbage (not JSON), badjson (truncated JSON
 but not a valid message), huge (a message over the size bound), twice (answers every request
 twice), close (closes its socket and lingers), version (hello with protocol 99), badhello (a
 hello with a key the schema does not allow), deep (an action nested 300 levels deep: readable,
-but too deep to be encoded again).
+but too deep to be encoded again), second (opens a second connection to its socket, as a bot
+would to flood the referee with a message of many parts while it plays on the first), latesecond
+(tries to, once it is playing: the socket's name is gone by then, so it plays on unharmed).
 """
 import json
 import sys
@@ -19,6 +21,10 @@ sock.connect(endpoint)
 hello = {"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"}
 if mode == "badhello":
     hello["colour"] = "blue"
+if mode == "second":  # a second connection before the hello
+    extra = zmq.Context.instance().socket(zmq.DEALER)
+    extra.connect(endpoint)
+    time.sleep(0.3)
 sock.send_json(hello)
 while True:
     msg = json.loads(sock.recv())
@@ -32,6 +38,11 @@ while True:
     if msg["type"] != "request":
         continue
     answer = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
+    if mode == "latesecond":
+        late = zmq.Context.instance().socket(zmq.DEALER)
+        late.setsockopt(zmq.LINGER, 0)
+        late.connect(endpoint)
+        late.send_json(answer, zmq.NOBLOCK)  # queued for a connection that can not be made
     if mode == "garbage":
         sock.send(b"\xff\xfe this is not json at all")
     elif mode == "badjson":
