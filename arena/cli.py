@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - depends on the installed Typer
 from arena.errors import ArenaError, UsageError
 from arena.games import REGISTRY, GameError
 from arena.terminal import safe
+from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 app = typer.Typer(
     name="arena",
@@ -142,9 +143,9 @@ def _bot_specs(targets: list[str], name: str | None = None):
 
 
 # The time limits, alike wherever a bot is checked or played.
-DecisionMs = Annotated[int, typer.Option(min=1, help="Time limit per decision (ms).")]
-GameMs = Annotated[int, typer.Option(min=1, help="Time budget per bot per game (ms).")]
-StartupMs = Annotated[int, typer.Option(min=1, help="Time limit for a bot to start and say hello (ms).")]
+DecisionMs = Annotated[int, typer.Option(min=1, max=MAX_DECISION_MS, help="Time limit per decision (ms).")]
+GameMs = Annotated[int, typer.Option(min=1, max=MAX_GAME_MS, help="Time budget per bot per game (ms).")]
+StartupMs = Annotated[int, typer.Option(min=1, max=MAX_STARTUP_MS, help="Time limit for a bot to start and say hello (ms).")]
 
 
 @app.command()

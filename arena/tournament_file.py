@@ -43,14 +43,19 @@ from arena.games import REGISTRY
 from arena.games.base import GameConfig, GameError
 from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
 from arena.registry import NAME_RULE, valid_name
-from protocol.messages import MAX_CONCURRENT
+from protocol.messages import MAX_CONCURRENT, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 FORMATS = ("round-robin", "swiss")
 SANDBOX_MODES = ("auto", "strict", "none")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
             "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent", "faults_to_disqualify"}
 TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
+TIME_MAX = {"decision": MAX_DECISION_MS, "game": MAX_GAME_MS, "startup": MAX_STARTUP_MS}
 SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
+# Upper bounds: far past any real need, and within what the kernel's limits and prlimit take.
+SANDBOX_MAX = {"memory_mb": 1 << 20, "cpu_seconds": 7 * 86_400, "processes": 4096, "file_size_mb": 1 << 20,
+               "open_files": 1 << 16}
+MAX_GAMES, MAX_ROUNDS, MAX_POINTS = 10_000, 1_000, 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +207,8 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         raise _fail(path, "seats", f"{game.name} is for {game.min_players}-{game.max_players} players, not {seats}")
     if seats > len(bots):
         raise _fail(path, "seats", f"{seats} seats per table but only {len(bots)} bots")
-    games = _int(path, data, "games", 1) or 1
-    rounds = _int(path, data, "rounds", 1)
+    games = _int(path, data, "games", 1, MAX_GAMES) or 1
+    rounds = _int(path, data, "rounds", 1, MAX_ROUNDS)
     min_seats = _int(path, data, "min_seats", 2, 6)
     if fmt == "round-robin" and rounds is not None:
         raise _fail(path, "rounds", "applies to swiss only (round-robin uses games)")
@@ -213,7 +218,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
         raise _fail(path, "games", "applies to round-robin only (a swiss plays one deal per table per round)")
     if min_seats is not None and (min_seats > seats or min_seats < game.min_players):
         raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
-    points = _int(path, data, "points", 1)
+    points = _int(path, data, "points", 1, MAX_POINTS)
     concurrent = _int(path, data, "concurrent", 1, MAX_CONCURRENT) or DEFAULT_CONCURRENT
     faults_to_disqualify = _int(path, data, "faults_to_disqualify", 1, 1000) or DEFAULT_FAULTS_TO_DISQUALIFY
 
@@ -236,7 +241,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     extra = sorted(set(time_data) - set(TIME_KEYS))
     if extra:
         raise _fail(path, f"time.{extra[0]}", f"unknown field (allowed: {', '.join(TIME_KEYS)})")
-    time = {k: _int(path, time_data, k, 1, table="time") or default for k, default in TIME_KEYS.items()}
+    time = {k: _int(path, time_data, k, 1, TIME_MAX[k], table="time") or default for k, default in TIME_KEYS.items()}
 
     sandbox_data = data.get("sandbox", {})
     if not isinstance(sandbox_data, dict):
@@ -247,7 +252,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     mode = _choice(path, "sandbox.mode", sandbox_data.get("mode", "auto"), SANDBOX_MODES)
     sandbox: dict[str, Any] = {"mode": mode}
     for key in sorted(SANDBOX_KEYS - {"mode"}):
-        value = _int(path, sandbox_data, key, 1, table="sandbox")
+        value = _int(path, sandbox_data, key, 1, SANDBOX_MAX[key], table="sandbox")
         if value is not None:
             sandbox[key] = value
 

@@ -73,6 +73,13 @@ Action = dict[str, Any]
 Event = dict[str, Any]
 
 
+# The longest time limits a tournament may set (ms): an hour per decision, a day per game, ten
+# minutes to start.  Far past any real need, and far below what a poll's timeout can hold.
+MAX_DECISION_MS = 3_600_000
+MAX_GAME_MS = 86_400_000
+MAX_STARTUP_MS = 600_000
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Time limits of a match, in milliseconds; all configurable by the tournament."""

@@ -111,6 +111,9 @@ def _adapt(bot: Any) -> Callable[[Observation, list[Action], Context], Action]:
 FLUSH_AFTER_S = 0.002
 
 
+MAX_POLL_MS = 2**31 - 1  # a poll's timeout is a C long: 32 bits on some systems
+
+
 def _idle_limit(idle_timeout: float, ctx: Context, players: int, concurrent: int = 1) -> float:
     # The longest the referee may legitimately stay silent: every other seat using its whole
     # game budget in each of the games in play at once, plus a bot restart.  A vanished referee
@@ -211,7 +214,7 @@ def run(
         # wake-up and one message each way then serve a whole burst.
         channel.send(hello(name, version, concurrent=concurrent, batch=concurrent > 1))
         while True:
-            frame = channel.recv_bytes(int(limit * 1000))
+            frame = channel.recv_bytes(min(int(limit * 1000), MAX_POLL_MS))
             if frame is None:
                 if channel.dropped:
                     log.info("the referee went away; exiting")

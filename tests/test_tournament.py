@@ -62,6 +62,16 @@ def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, ext
         ('name = "x"\ngame = "reactor"\nrounds = 3\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "rounds"),
         ('name = "x"\ngame = "reactor"\nconcurrent = 65\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "concurrent"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"\n[[bots', "TOML"),
+        # Upper bounds: a huge limit made every bot crash (a poll's timeout, prlimit's parser)
+        # while the run went on, and a huge count promised a run of centuries.
+        *[(f'name = "x"\ngame = "reactor"\nseats = 2\n{line}\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', field)
+          for line, field in [("[time]\ndecision = 99999999999999", "'time.decision': must be from 1 to 3600000"),
+                              ("[time]\ngame = 86400001", "time.game"), ("[time]\nstartup = 600001", "time.startup"),
+                              ("[sandbox]\nmemory_mb = 99999999999999", "sandbox.memory_mb"),
+                              ("[sandbox]\nprocesses = 100000", "sandbox.processes"),
+                              ("games = 100000000000", "'games': must be from 1 to 10000"),
+                              ("points = 1000000", "points")]],
+        ('name = "x"\ngame = "reactor"\nformat = "swiss"\nrounds = 1000000000\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "rounds"),
     ],
 )
 def test_malformed_file_names_the_field(tmp_path: Path, text: str, field: str) -> None:
