@@ -20,6 +20,7 @@ import multiprocessing.connection
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -128,11 +129,15 @@ def stored_results(store: Store, tournament: str) -> Stored:
 
 
 def place_points(places: Iterable[int]) -> list[Fraction]:
-    """Swiss points of one game by seat: 1 for first place down to 0 for last, evenly spaced
-    (a tie shares the place's points), as exact fractions."""
+    """Swiss points of one game by seat: 1 for first place down to 0 for last, evenly spaced,
+    as exact fractions.  Seats tied at a place share the points of the places they fill (two
+    tied for 2nd of 3 fill 2nd and 3rd: a quarter each), so a game always hands out the same
+    points in all, and two bots that both forfeited never score like a bot that came 2nd."""
     places = list(places)
     n = len(places)
-    return [Fraction(n - place, n - 1) for place in places]
+    tied = Counter(places)
+    # Tied at place p, k seats fill places p .. p+k-1: their mean is p + (k-1)/2.
+    return [(n - place - Fraction(tied[place] - 1, 2)) / (n - 1) for place in places]
 
 
 def _without_paths(key: str, value: Any) -> Any:

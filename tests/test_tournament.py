@@ -262,7 +262,14 @@ def test_swiss_points_are_exact() -> None:
     assert (fifth, fourth, sixth, third) == (Fraction(1, 5), Fraction(2, 5), 0, Fraction(3, 5))
     assert fifth + fourth == sixth + third
     assert float(fifth) + float(fourth) != float(sixth) + float(third)  # what floats did
-    assert place_points([2, 1]) == [0, 1] and place_points([1, 1, 3]) == [1, 1, 0]  # a tie shares
+    assert place_points([2, 1]) == [0, 1]
+    # Ties share the points of the places they fill; every game hands out n/2 points in all.
+    assert place_points([1, 1, 3]) == [Fraction(3, 4), Fraction(3, 4), 0]
+    assert place_points([1, 2, 2]) == [1, Fraction(1, 4), Fraction(1, 4)]  # two forfeits: not a 2nd's 1/2
+    assert place_points([1, 1, 1]) == [Fraction(1, 2)] * 3
+    assert place_points([2, 1, 2, 4]) == [Fraction(1, 2), 1, Fraction(1, 2), 0]
+    for places in ([1, 2, 2], [1, 1, 3], [2, 1, 2, 4], [1, 2, 3, 3, 3, 6]):
+        assert sum(place_points(places)) == Fraction(len(places), 2)
 
 
 def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path, monkeypatch) -> None:
