@@ -356,9 +356,10 @@ def bots_add(
 
 
 def _echo_json(data: object) -> None:
-    from arena.jsonio import dumps
+    """JSON on stdout, indented as every --json and --format json output is."""
+    import orjson
 
-    typer.echo(dumps(data).decode())
+    typer.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
 
 
 @bots_app.command("list")
@@ -582,7 +583,7 @@ def games(
 ) -> None:
     """List stored games, newest first, with each bot's place; `arena replay ID` shows one.
 
-    Example: arena games --bot strong --limit 10
+    Example: arena games --bot reactor-strong --limit 10
     """
     from dataclasses import asdict
 

@@ -141,9 +141,9 @@ def place_points(places: Iterable[int]) -> list[Fraction]:
 
 
 def _without_paths(key: str, value: Any) -> Any:
-    """A stored spec's value as compared on resume: the bots' entries by name only."""
-    if key == "bots" and isinstance(value, list):
-        return [{k: v for k, v in entry.items() if k != "path"} for entry in value]
+    """A stored spec's value as compared on resume: the bots' entries by name only, in any order."""
+    if key == "bots" and isinstance(value, list):  # in any order: the scheduler sorts the field
+        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
     return value
 
 

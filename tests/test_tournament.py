@@ -135,6 +135,20 @@ def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
             Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
 
 
+def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_path: Path) -> None:
+    """The scheduler sorts the field, so the order of [[bots]] changes nothing: a file with its
+    bots reordered resumes the tournament (it was refused as 'different: bots')."""
+    db = tmp_path / "a.db"
+    text = random_field(3)
+    head, _, bots = text.partition("[[bots]]")
+    entries = ["[[bots]]" + entry for entry in bots.split("[[bots]]")]
+    reordered = head + "".join(reversed(entries))
+    with Store(str(db)) as store:
+        first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        again = Tournament(load_tournament(write(tmp_path, reordered, "u.toml")), store, db).run(workers=1)
+    assert first.played > 0 and (again.played, again.skipped) == (0, first.played)
+
+
 def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: Path) -> None:
     """`concurrent` changes how fast a tournament plays, not what: a run interrupted with one
     setting resumes with another (it was refused as 'other settings'), to the same results."""
