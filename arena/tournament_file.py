@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, UnknownBot
 from arena.games import REGISTRY
 from arena.games.base import GameConfig, GameError
 from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
-from arena.registry import NAME_RULE, valid_name
+from arena.registry import NAME_RULE, command_template, valid_name
 from protocol.messages import MAX_CONCURRENT, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 FORMATS = ("round-robin", "swiss")
@@ -144,7 +144,7 @@ def load_tournament(path: str | Path) -> TournamentSpec:
     """Read and validate a tournament file; every problem is a :class:`ConfigError` naming the field."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (some Windows editors) is fine
     except FileNotFoundError:
         raise ConfigError(f"no tournament file at {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -193,6 +193,10 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
                 raise _fail(path, f"{where}.path", f"no such file: {bot_path}")
             if bot_path.is_dir():
                 raise _fail(path, f"{where}.path", f"{bot_path} is a directory; give the bot's script or program")
+            try:
+                command_template(bot_path)
+            except UnknownBot as exc:  # a file arena can not run (a README, say)
+                raise _fail(path, f"{where}.path", str(exc)) from None
         bots.append(BotEntry(bot_name, bot_path))
     names = [b.name for b in bots]
     if len(set(names)) != len(names):

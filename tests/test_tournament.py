@@ -50,6 +50,7 @@ def random_field(n: int, *, name: str = "t", seats: int = 3, games: int = 1, ext
         ('name = "x"\ngame = "reactor"\ncolour = 3\n[[bots]]\nname = "a"', "colour"),
         ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "nowhere.py"', "bots[0].path"),
         ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "."', "bots[0].path"),  # a directory
+        ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\npath = "t.toml"', "'bots[0].path': "),  # not a bot
         ('name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"', "'bots': a reactor tournament needs at least 2"),
         ('name = "x"\ngame = "reactor"\nseats = 2\n[[bots]]\nname = "a"\n[[bots]]\nname = "a"', "bots"),
         ('name = "x"\ngame = "powder-keg"\nseats = 2\nvariants = ["turbo"]\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"', "variants"),
@@ -79,6 +80,12 @@ def test_malformed_file_names_the_field(tmp_path: Path, text: str, field: str) -
         load_tournament(write(tmp_path, text))
     message = str(info.value)
     assert field in message and "\n" not in message
+
+
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + random_field(3).encode())
+    assert load_tournament(path).name == "t"
 
 
 def test_a_bot_named_without_a_path_must_be_registered_and_the_error_names_its_field(tmp_path: Path) -> None:
