@@ -470,12 +470,13 @@ def run(
         try:
             tournament = Tournament(spec, store, db)
             outcome = tournament.run(workers=workers, on_progress=on_progress, cluster=cluster)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             bar.close()
-            typer.echo(f"interrupted: the games finished so far are stored in {db}; "
+            word, status = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
+            typer.echo(f"{word}: the games finished so far are stored in {db}; "
                        "run the same command again to play the rest", err=True)
             _REPORTED.add("interrupt")
-            raise typer.Exit(130) from None
+            raise typer.Exit(status) from None
         except StorageError as exc:  # the store refused the tournament, or stopped taking games (a full disk)
             bar.close()
             if seen and (seen[0].games_done or seen[0].games_skipped):  # this run's, or an earlier one's
@@ -519,10 +520,28 @@ def _sigint_here_only() -> Iterator[None]:
             raise SystemExit(130)
         raise KeyboardInterrupt
 
+    def terminate(signum: int, frame: object) -> None:
+        if os.getpid() != coordinator:  # a forked worker dies of it, as it always did
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated
+
+    import signal
+
     from arena.signals import sigint
 
-    with sigint(handle):
-        yield
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        with sigint(handle):
+            yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM to `arena run` (a `kill`, a service manager): stopped cleanly like a Ctrl-C, with
+    the same word on how to resume, and status 143."""
 
 
 @app.command()

@@ -356,6 +356,36 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> N
     assert f"{60 - kept} games played now, {kept} already stored" in rerun.stdout
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Path, workers: int) -> None:
+    """`kill PID` (SIGTERM to the coordinator alone, as a service manager sends it) stops a run
+    as Ctrl-C does: the games so far are kept, one line says how to resume, status 143."""
+    spec = random_tournament(tmp_path, "term", bots=3, seats=3, extra="games = 20")
+    db = tmp_path / "a.db"
+    command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    stored = 0
+    deadline = time.monotonic() + 60
+    while stored < 6 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        try:
+            with sqlite3.connect(db) as conn:
+                stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+        except sqlite3.OperationalError:
+            pass
+    proc.terminate()
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (f"terminated: the games finished so far are stored in {db}; "
+                                            "run the same command again to play the rest"), err
+    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0 and "already stored" in rerun.stdout, rerun.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 60
+
+
 def test_schema_is_json_schema_of_every_message() -> None:
     schema = json.loads(ok("schema"))
     assert schema["$schema"].startswith("http://json-schema.org/draft-07")
