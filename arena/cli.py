@@ -50,7 +50,7 @@ def selfplay(
     variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
     bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (or the reference policies tuned for Reactor, counting for Powder Keg; repeat to fill seats in turn).")] = None,
     points: Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")] = None,
-    out: Annotated[Path, typer.Option(help="Where to write the records (JSON lines, one game per line).")] = Path("selfplay.jsonl"),
+    out: Annotated[Path, typer.Option(help="Where to write the records (JSON lines, one game per line; - for stdout).")] = Path("selfplay.jsonl"),
 ) -> None:
     """Play games in-process between built-in bots and write one record per game.
 
@@ -64,12 +64,15 @@ def selfplay(
         variants=tuple(variant or ()), bots=tuple(bot or ("random",)), points=points,
     )
     _check_selfplay(spec)
-    _check_writable(out, "--out")
+    to_stdout = str(out) == "-"  # the records alone on stdout, for a pipe; the summary on stderr
+    if not to_stdout:
+        _check_writable(out, "--out")
     try:
-        count, wins = write_jsonl(out, iter_records(spec))
+        count, wins = write_jsonl(sys.stdout.buffer if to_stdout else out, iter_records(spec))
     except OSError as exc:
         raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None
-    typer.echo(f"wrote {count} game records to {out}; wins by seat: {wins}")
+    typer.echo(f"wrote {count} game records to {'stdout' if to_stdout else out}; wins by seat: {wins}",
+               err=to_stdout)
 
 
 def _check_writable(path: Path, option: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -14,20 +14,28 @@ def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj)
 
 
-def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> tuple[int, list[int]]:
-    """Write records one per line; returns how many, and game wins per seat."""
+def write_jsonl(target: Path | BinaryIO, records: Iterable[dict[str, Any]]) -> tuple[int, list[int]]:
+    """Write records one per line to a file (or an open binary stream, such as stdout's);
+    returns how many, and game wins per seat."""
+    if not isinstance(target, (str, Path)):
+        return _write_records(target, records)
+    with open(target, "wb") as fh:
+        return _write_records(fh, records)
+
+
+def _write_records(fh: BinaryIO, records: Iterable[dict[str, Any]]) -> tuple[int, list[int]]:
     count = 0
     wins: list[int] = []
-    with open(path, "wb") as fh:
-        for record in records:
-            fh.write(dumps(record) + b"\n")
-            count += 1
-            winner = record["result"]["winner"]
-            seats = len(record["seats"])
-            if len(wins) < seats:
-                wins.extend([0] * (seats - len(wins)))
-            if winner is not None:
-                wins[winner] += 1
+    for record in records:
+        fh.write(dumps(record) + b"\n")
+        count += 1
+        winner = record["result"]["winner"]
+        seats = len(record["seats"])
+        if len(wins) < seats:
+            wins.extend([0] * (seats - len(wins)))
+        if winner is not None:
+            wins[winner] += 1
+    fh.flush()
     return count, wins
 
 

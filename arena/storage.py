@@ -459,6 +459,9 @@ class Store:
                 if Path(self.path).is_dir():
                     raise StorageError(f"{self.path} is a directory; give a database file such as {DEFAULT_PATH}")
                 _refuse_hard_links(self.path)
+                folder = Path(self.path).parent
+                if not folder.is_dir():
+                    raise StorageError(f"no folder {folder} for the database {self.path}; create it, or pass another file")
                 if readonly:
                     uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
                     self.db = Database(sqlite3.connect(uri, uri=True, check_same_thread=False))

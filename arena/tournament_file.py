@@ -143,6 +143,8 @@ def _bool(path: Path, data: dict[str, Any], key: str, default: bool) -> bool:
 def load_tournament(path: str | Path) -> TournamentSpec:
     """Read and validate a tournament file; every problem is a :class:`ConfigError` naming the field."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder; give a tournament file, e.g. tournaments/quickstart-reactor.toml")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (some Windows editors) is fine
     except FileNotFoundError:

@@ -619,3 +619,19 @@ def test_bots_add_json_prints_only_the_outcome_as_json(tmp_path: Path) -> None:
     assert crash.exit_code == 1
     failed = json.loads(crash.stdout)
     assert failed["registered"] is False and failed["check"]["ok"] is False and failed["check"]["faults"]
+
+
+def test_selfplay_writes_to_stdout_and_bad_paths_are_named(tmp_path: Path) -> None:
+    """`--out -` puts the records alone on stdout (the summary goes to stderr); a folder given as
+    the tournament file, or a database in a folder that does not exist, is a one-line error."""
+    done = arena("selfplay", "reactor", "--games", "2", "--seed", "4", "--out", "-")
+    assert done.returncode == 0 and "wrote 2 game records to stdout" in done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(records) == 2 and not (ROOT / "-").exists()
+    file = tmp_path / "same.jsonl"
+    ok("selfplay", "reactor", "--games", "2", "--seed", "4", "--out", str(file))
+    assert file.read_text() == done.stdout  # the same bytes as to a file
+    one_line_error(arena("run", str(tmp_path)), 2, f"{tmp_path} is a folder")
+    missing = tmp_path / "no" / "such" / "a.db"
+    one_line_error(arena("run", str(random_tournament(tmp_path, "nofolder")), "--db", str(missing)), 2,
+                   f"no folder {missing.parent}")
