@@ -193,15 +193,21 @@ class Tournament:
                 if entry.path is not None and Path(entry.path).is_file():
                     sha = content_sha256(Path(entry.path).read_bytes())
                     if sha != versions[entry.name].sha256:
-                        log.warning("bot %r (%s) changed since tournament %r began; the tournament goes on with "
-                                    "the version it began with (version %d, stored in the database); rename the "
-                                    "tournament to play the new one", entry.name, entry.path, self.id,
+                        log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
+                                    "on with that one (version %d, stored in the database); rename the tournament "
+                                    "to play this file", entry.name, entry.path, self.id,
                                     versions[entry.name].version)
         else:
             versions = {}
             for entry in self.spec.bots:
                 if entry.path is not None:
+                    before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
                     versions[entry.name] = register(self.store, entry.path, name=entry.name, game=self.game.name)
+                    if before is not None and before.sha256 != versions[entry.name].sha256:
+                        log.warning("bot %r: %s is not the content registered before, so it is stored as version %d; "
+                                    "ratings are per name (its versions share one rating): give a much changed bot "
+                                    "a new name to rate it afresh", entry.name, entry.path,
+                                    versions[entry.name].version)
                 else:
                     try:
                         versions[entry.name] = self.store.bot(entry.name)

@@ -674,3 +674,19 @@ def test_a_worker_forked_by_a_coordinator_that_is_already_gone_leaves_at_once(pa
         os._exit(0)
     _, code = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(code) == status
+
+
+def test_a_path_that_changes_a_registered_bot_says_its_versions_share_a_rating(tmp_path: Path, caplog) -> None:
+    """A tournament file's path registers without a check; a new content under a known name is
+    a new version, rated with the old ones under the name: the run says so, not in silence."""
+    db = tmp_path / "a.db"
+    strong = ROOT / "bots" / "reactor_strong.py"
+    with Store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
+        text = random_field(3, name="u").replace(f'name = "r0"\npath = "{RANDOM}"', f'name = "r0"\npath = "{strong}"')
+        with caplog.at_level("WARNING"):
+            Tournament(load_tournament(write(tmp_path, text, "u.toml")), store, db)
+        assert store.bot("r0").version == 2
+    assert [r.getMessage() for r in caplog.records if "version 2" in r.getMessage()] == [
+        f"bot 'r0': {strong} is not the content registered before, so it is stored as version 2; ratings are per "
+        "name (its versions share one rating): give a much changed bot a new name to rate it afresh"]
