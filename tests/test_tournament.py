@@ -655,7 +655,7 @@ def test_a_moved_project_resumes_and_a_changed_bot_keeps_its_stored_version(tmp_
         (tmp_path / "there" / "bot.py").write_text(RANDOM.read_text() + "\n# changed\n")
         with caplog.at_level("WARNING", logger="arena.tournament"):
             tournament = Tournament(load_tournament(there), store, db)
-        assert "bot 'r0'" in caplog.text and "goes on with the version it began with (version 1" in caplog.text
+        assert "bot 'r0'" in caplog.text and "is not the version tournament" in caplog.text and "goes on with that one (version 1" in caplog.text
         assert tournament.run(workers=1).skipped == 3
         assert store.bot("r0").version == 1  # the changed file was not registered as a new version
 
