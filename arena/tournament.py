@@ -253,17 +253,21 @@ class Tournament:
                                 rotations=self.spec.rotations, seed=self.spec.seed)
 
     def standings(self, pairings: Iterable[Pairing]) -> dict[str, Fraction]:
-        """Swiss points so far: per game, 1 for first down to 0 for last (ties share), credited
-        to the bots that played it.  Exact fractions: equal scores must compare equal (as floats
-        0.2 + 0.4 != 0.0 + 0.6, and equal scores are ordered by the seed, not by rounding)."""
+        """Swiss points so far: per match, each bot's mean over its games of 1 for first down to 0
+        for last (ties share; see :func:`place_points`).  The mean, so that a Powder Keg match
+        that runs to more games is worth no more than a short one; a bye is worth nothing (the
+        byes go to the lowest standings, one each before anyone has two).  Exact fractions:
+        equal scores must compare equal (as floats 0.2 + 0.4 != 0.0 + 0.6, and equal scores are
+        ordered by the seed, not by rounding)."""
         points: dict[str, Fraction] = {b.name: Fraction(0) for b in self.spec.bots}
         done = stored_results(self.store, self.id)
         for p in pairings:
             match_id = f"{self.id}/{p.id}"
             bots = done.seats.get(match_id, p.seats)
-            for result in done.results.get(match_id, {}).values():
+            results = list(done.results.get(match_id, {}).values())
+            for result in results:
                 for seat, earned in enumerate(place_points(result.places)):
-                    points[bots[seat]] += earned
+                    points[bots[seat]] += earned / len(results)
         return points
 
     # -- running ------------------------------------------------------------------------------

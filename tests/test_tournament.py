@@ -18,7 +18,8 @@ import pytest
 from arena import affinity
 from arena.errors import ConfigError
 from arena.storage import Store
-from arena.tournament import Tournament
+from arena.scheduling import Pairing
+from arena.tournament import Tournament, stored_results
 from arena.tournament_file import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -690,3 +691,22 @@ def test_a_path_that_changes_a_registered_bot_says_its_versions_share_a_rating(t
     assert [r.getMessage() for r in caplog.records if "version 2" in r.getMessage()] == [
         f"bot 'r0': {strong} is not the content registered before, so it is stored as version 2; ratings are per "
         "name (its versions share one rating): give a much changed bot a new name to rate it afresh"]
+
+
+def test_a_swiss_match_is_worth_the_mean_of_its_games(tmp_path: Path) -> None:
+    """Powder Keg matches run to `points`, so some take more games than others; summed per game,
+    a long match was worth more than a short one.  Each match now hands out its seats / 2 in all."""
+    bots = "".join(f'[[bots]]\nname = "k{i}"\npath = "{RANDOM}"\n' for i in range(4))
+    text = (f'name = "kswiss"\ngame = "powder-keg"\nformat = "swiss"\nseats = 2\nrounds = 2\npoints = 2\n'
+            f'rotations = false\nseed = 3\n[sandbox]\nmode = "none"\n{bots}')
+    db = tmp_path / "k.db"
+    with Store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        outcome = tournament.run(workers=1)
+        done = stored_results(store, tournament.id)
+        matches = len(done.results)
+        games = sum(len(r) for r in done.results.values())
+        assert outcome.errors == [] and matches == 4 and games > matches  # some matches took 3 games
+        played = [Pairing(id=match_id.split("/", 1)[1], round=1, table=1, seats=seats, deal="", rotation=0)
+                  for match_id, seats in done.seats.items()]
+        assert sum(tournament.standings(played).values()) == matches  # 2 seats: 1 point a match
