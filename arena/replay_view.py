@@ -9,7 +9,14 @@ from arena.games import get_game
 from arena.games.record import check_replayed, replay_steps
 
 
+SEAT_KEYS = ("seat", "target", "author", "from", "to")
+# Engine names spelled out for a reader (Powder Keg's R4: turns owed, handed over by a Double).
+LABELS = {"T": "owed", "D": "doubled"}
+
+
 def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, list):
         return "[" + " ".join(_value(x) for x in v) + "]"
     if isinstance(v, dict):
@@ -17,20 +24,27 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def describe_event(event: dict[str, Any], names: list[str]) -> str:
-    """One event in a line, hidden parts shown (the replay is for after the game)."""
+def _fields(items: Any, names: list[str]) -> list[str]:
+    """``key=value`` for each field that says something: seats by their bot's name, nothing for
+    a field that is not set (None)."""
     parts = []
-    for key, value in event.items():
-        if key in ("type", "private"):
+    for key, value in items:
+        if value is None:
             continue
-        if key in ("seat", "target", "author", "from", "to") and isinstance(value, int) and 0 <= value < len(names):
+        if key in SEAT_KEYS and type(value) is int and 0 <= value < len(names):
             parts.append(f"{key}={names[value]}")
         else:
-            parts.append(f"{key}={_value(value)}")
+            parts.append(f"{LABELS.get(key, key)}={_value(value)}")
+    return parts
+
+
+def describe_event(event: dict[str, Any], names: list[str]) -> str:
+    """One event in a line, hidden parts shown (the replay is for after the game)."""
+    parts = _fields(((k, v) for k, v in event.items() if k not in ("type", "private")), names)
     private = event.get("private")
     if private:
         seen = ",".join(names[s] for s in private.get("to", []) if 0 <= s < len(names))
-        hidden = " ".join(f"{k}={_value(v)}" for k, v in private.items() if k != "to")
+        hidden = " ".join(_fields(((k, v) for k, v in private.items() if k != "to"), names))
         parts.append(f"(seen by {seen} only: {hidden})")
     return f"{event.get('type', '?')}: " + " ".join(parts)
 
@@ -39,7 +53,10 @@ def describe_action(entry: dict[str, Any], names: list[str]) -> str:
     action = dict(entry["action"])
     kind = action.pop("type", "?")
     who = names[entry["seat"]] if 0 <= entry["seat"] < len(names) else str(entry["seat"])
-    detail = " ".join(f"{k}={_value(v)}" for k, v in action.items())
+    if kind == "forfeit":  # the referee's doing, not a decision of the bot
+        when = "before the first decision: it was not playing" if action.get("absent") else "at its turn"
+        return f">> {who} forfeits ({action.get('reason', 'forfeit')}), {when}"
+    detail = " ".join(_fields(action.items(), names))
     notes = []
     if entry.get("auto"):
         notes.append("only legal action, applied by the referee")

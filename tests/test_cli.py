@@ -635,3 +635,21 @@ def test_selfplay_writes_to_stdout_and_bad_paths_are_named(tmp_path: Path) -> No
     missing = tmp_path / "no" / "such" / "a.db"
     one_line_error(arena("run", str(random_tournament(tmp_path, "nofolder")), "--db", str(missing)), 2,
                    f"no folder {missing.parent}")
+
+
+def test_replay_reads_as_a_story(tmp_path: Path) -> None:
+    """Seats are named by their bots in decisions as in events, unset fields are left out, and a
+    bot that never started is said to forfeit, not to decide."""
+    spec = tmp_path / "story.toml"
+    spec.write_text('name = "story"\ngame = "powder-keg"\nseats = 3\npoints = 1\nseed = 2\n[sandbox]\nmode = "none"\n'
+                    f'[[bots]]\nname = "nostart"\npath = "{ROOT / "tests" / "bots" / "zoo_crash_start.py"}"\n'
+                    + "".join(f'[[bots]]\nname = "k{i}"\npath = "{RANDOM}"\n' for i in range(2)))
+    db = str(tmp_path / "s.db")
+    ok("run", str(spec), "--db", db, "--quiet")
+    game_id = json.loads(ok("games", "--db", db, "--json", "--limit", "1"))[0]["id"]
+    text = ok("replay", game_id, "--db", db)
+    assert ">> nostart forfeits (startup), before the first decision: it was not playing" in text
+    assert "None" not in text and "decides: forfeit" not in text
+    assert "turn: seat=k" in text and "owed=1 doubled=no" in text
+    targets = re.findall(r"decides: \w+ .*?target=(\S+)", text)
+    assert targets and all(t in ("k0", "k1", "nostart") for t in targets), targets
