@@ -383,7 +383,7 @@ def bots_list(
     with _store(db) as store:
         rows = store.bots(game)
     which = f"no {game} bots" if game else "no bots"
-    _echo_listing(("bot", "game", "version", "versions", "games"),
+    _echo_listing(("name", "game", "version", "versions", "games"),
                   [[r.name, r.game, str(r.version), str(r.versions), str(r.games)] for r in rows], fmt,
                   [asdict(r) for r in rows],
                   f"{which} in {db}; add one with `arena bots add PATH --name NAME --game GAME`",
@@ -623,7 +623,7 @@ def games(
             notes.append(f"{', '.join(r.bots[s] for s in r.disqualified)} disqualified")
         cells.append([r.id, r.game, ", ".join(f"{r.places[s]}. {r.bots[s]}" for s in order),
                       "; ".join(notes) or "-"])
-    _echo_listing(("game_id", "game", "places", "notes"), cells, fmt, [asdict(r) for r in rows],
+    _echo_listing(("id", "game", "places", "notes"), cells, fmt, [asdict(r) for r in rows],
                   "no games stored yet" if tournament is None and bot is None else "no games match")
 
 
@@ -700,7 +700,7 @@ def tournaments(
         # only while a process plays it, else "interrupted" (running its file again resumes it).
         rows = [(t, t.status if t.status != "running" or store.being_played(t.id) else "interrupted")
                 for t in store.tournaments()]
-    _echo_listing(("tournament", "game", "status", "started"),
+    _echo_listing(("id", "game", "status", "created"),
                   [[t.id, t.game, status, t.created] for t, status in rows], fmt,
                   [{**asdict(t), "status": status} for t, status in rows],
                   "no tournaments yet; run one with `arena run FILE`")

@@ -9,7 +9,7 @@ Example::
     games = 1                   # round-robin only: matches per table and seat rotation
     rounds = 4                  # swiss: rounds (default: enough for the field)
     # min_seats = 3             # swiss: a table may seat this few when the field does not divide
-    rotations = true            # play every cyclic rotation of each table's seats
+    rotations = true            # play every cyclic rotation of each table's seats (the default for both formats)
     duplicate = true            # the rotations of a table share the deal
     seed = 2026
     variants = []               # e.g. ["short-hands"] for Powder Keg

@@ -464,10 +464,10 @@ def test_registry_tournament_ratings_games_replay(tmp_path: Path) -> None:
     assert ok("ratings", "--db", db, "--format", "markdown").startswith("| rank")
 
     listing = ok("games", "--db", db, "--tournament", "cli").strip().splitlines()
-    assert listing[0].split() == ["game_id", "game", "places", "notes"] and len(listing) == 1 + 3
+    assert listing[0].split() == ["id", "game", "places", "notes"] and len(listing) == 1 + 3
     game_id = listing[1].split()[0]
     played = list(csv.DictReader(io.StringIO(ok("games", "--db", db, "--bot", "r1", "--format", "csv"))))
-    assert len(played) == 3 and game_id in {g["game_id"] for g in played}
+    assert len(played) == 3 and game_id in {g["id"] for g in played}
     assert all("r1" in g["places"] and g["notes"] == "-" for g in played)
     shown_game = ok("replay", game_id, "--db", db)
     assert "decides: play" in shown_game and "seen by" in shown_game and "result: 1." in shown_game

@@ -27,7 +27,7 @@ def test_games_lists_disqualified_seats(tmp_path: Path) -> None:
     assert runner.invoke(app, ["run", str(spec), "--db", db, "--quiet"]).exit_code == 0
 
     header, *listing = runner.invoke(app, ["games", "--db", db]).output.strip().splitlines()
-    assert header.split() == ["game_id", "game", "places", "notes"]
+    assert header.split() == ["id", "game", "places", "notes"]
     rows = json.loads(runner.invoke(app, ["games", "--db", db, "--json"]).stdout)
     assert [r["id"] for r in rows] == [line.split()[0] for line in listing]
     first = [r for r in rows if r["id"].endswith("-g0")]
