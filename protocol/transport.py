@@ -144,17 +144,16 @@ class Channel:
                 return self.socket.recv()
             return None
         deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+        ready = dict(self._poller.poll(timeout_ms))
         while True:
-            left = None if deadline is None else max(0, round((deadline - time.monotonic()) * 1000))
-            ready = dict(self._poller.poll(left))
             # A frame that arrived before the drop is still delivered first.
             if self.socket in ready:
                 return self.socket.recv()
-            if self._monitor in ready:
-                if self.note_drop():
-                    return None
-                continue  # a connection accepted: not a frame; wait on
-            return None
+            if self._monitor not in ready or self.note_drop():
+                return None  # the time is up, or the connection dropped
+            # A connection was accepted: no frame yet, so wait on for the rest of the time.
+            left = None if deadline is None else max(0, round((deadline - time.monotonic()) * 1000))
+            ready = dict(self._poller.poll(left))
 
     def note_drop(self) -> bool:
         """After a poll flagged the monitor: consume its events, and report (and set ``dropped``)
