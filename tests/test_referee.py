@@ -135,6 +135,19 @@ def test_a_bot_has_one_connection_to_its_socket() -> None:
     assert all(g.faults == [] for g in report.games)
 
 
+def test_a_second_connection_made_during_play_is_a_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were the socket's name still there (it goes a moment after the hello), a connection
+    made during play is caught by the referee's watch of each bot's connections."""
+    import arena.referee as referee_module
+
+    unlink = os.unlink
+    monkeypatch.setattr(referee_module.os, "unlink",
+                        lambda path, *a, **k: None if str(path).endswith("bot.sock") else unlink(path, *a, **k))
+    report = play(zoo("raw", "latesecond"))
+    faults = [(f.kind, f.message) for g in report.games for f in g.faults]
+    assert faults and faults[0][0] == "disconnected" and "second connection" in faults[0][1], faults
+
+
 def test_a_bot_whose_game_time_runs_out_as_it_answers_is_never_asked_with_no_time() -> None:
     """Time limits: a bot that answers just as its game time runs out has its answer counted
     (deadlines are kept to the millisecond) and then forfeits, without being sent a request with
