@@ -491,6 +491,20 @@ class _Pending:
 COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in a collateral fault's message
 
 
+# Of a game without a fault, the stored stderr is its last 8 KB (a faulted game keeps up to the
+# sandbox's 64 KB tail, for its traceback): a chatty bot otherwise stored 64 KB a game, and a long
+# tournament's database grew by gigabytes of chatter.
+CLEAN_GAME_LOG_CHARS = 8 * 1024
+
+
+def _clean_game_log(text: str) -> str:
+    if len(text) <= CLEAN_GAME_LOG_CHARS:
+        return text
+    kept = text[-CLEAN_GAME_LOG_CHARS:]
+    return (f"[{len(text) - len(kept)} earlier characters not kept: a game without a fault keeps the last "
+            f"{CLEAN_GAME_LOG_CHARS} of the bot's stderr]\n{kept}")
+
+
 def _tally(run: "_Run", seat: int, counted: str, threshold: int) -> bool:
     """Count one game of ``seat`` (its ``standing``) towards disqualification; True if this
     disqualifies it."""
@@ -1102,7 +1116,8 @@ class _Table:
                     g.game_id, result.to_json(), state.events(i, g.cursor[i]), g.forced[i],
                     None if own is None else _protocol_fault(own),
                 ))
-            g.logs[i] = g.logs.get(i, "") + seat.take_stderr()
+            text = g.logs.get(i, "") + seat.take_stderr()
+            g.logs[i] = text if fault is not None else _clean_game_log(text)
             counted = standing(fault is not None, [f.collateral for f in g.faults if f.seat == i])
             if _tally(run, i, counted, self.config.faults_to_disqualify):
                 log.warning("%s (seat %d) disqualified after %d faulty games in a row",

@@ -240,6 +240,18 @@ def test_stderr_is_captured_per_game_and_bounded() -> None:
     assert len(log.encode()) <= 64 * 1024 + 100
 
 
+def test_a_clean_game_keeps_a_shorter_tail_of_stderr() -> None:
+    """A chatty bot stored 64 KB of stderr a game; a game without a fault keeps its last 8 KB (a
+    faulted one keeps the longer tail, for the traceback: see the test above)."""
+    report = play(zoo("chatty"))
+    game = report.games[0]
+    assert game.faults == []
+    log = game.logs[0]
+    assert log.startswith("[") and "earlier characters not kept" in log.splitlines()[0]
+    assert len(log) <= 8 * 1024 + 200 and log.rstrip().endswith(".")
+    assert game.record["logs"]["0"] == log
+
+
 def test_unbounded_memory_is_stopped() -> None:
     """The address-space limit turns a memory hog into a crash of that bot alone."""
     report = play(zoo("memory"), resources=Limits_(memory_mb=300), limits=Limits(decision_ms=8000, game_ms=30_000, startup_ms=8000))
