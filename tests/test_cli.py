@@ -321,12 +321,10 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> None:
-    """Ctrl-C reaches the terminal's whole process group (workers too): one line, status 130,
-    and running the same command again plays only the rest."""
-    # One table, 20 games per seat rotation: 60 games, and bots start only at each job's start.
-    spec = random_tournament(tmp_path, "ctrlc", bots=3, seats=3, extra="games = 20")
+def run_until_games_are_stored(tmp_path: Path, name: str, workers: int) -> tuple[subprocess.Popen, list[str], Path]:
+    """`arena run` of a 60-game tournament (one table, 20 games per seat rotation, so bots start
+    only at each job's start) in a session of its own, once it has stored 6 games."""
+    spec = random_tournament(tmp_path, name, bots=3, seats=3, extra="games = 20")
     db = tmp_path / "a.db"
     command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -340,6 +338,14 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> N
                 stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
         except sqlite3.OperationalError:
             pass
+    return proc, command, db
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> None:
+    """Ctrl-C reaches the terminal's whole process group (workers too): one line, status 130,
+    and running the same command again plays only the rest."""
+    proc, command, db = run_until_games_are_stored(tmp_path, "ctrlc", workers)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=20)  # one Ctrl-C is enough (Referee.close cannot hang)
     assert proc.returncode == 130, err
@@ -360,20 +366,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> N
 def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Path, workers: int) -> None:
     """`kill PID` (SIGTERM to the coordinator alone, as a service manager sends it) stops a run
     as Ctrl-C does: the games so far are kept, one line says how to resume, status 143."""
-    spec = random_tournament(tmp_path, "term", bots=3, seats=3, extra="games = 20")
-    db = tmp_path / "a.db"
-    command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    stored = 0
-    deadline = time.monotonic() + 60
-    while stored < 6 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-        try:
-            with sqlite3.connect(db) as conn:
-                stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
-        except sqlite3.OperationalError:
-            pass
+    proc, command, db = run_until_games_are_stored(tmp_path, "term", workers)
     proc.terminate()
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
