@@ -282,14 +282,12 @@ class Seat:
                 break
         if self.endpoint_dir is not None:
             # Its one connection is made: with the socket's name gone nobody can open another
-            # (see Channel; one opened before this is caught as intruded).
+            # (see Channel; one opened before this is caught by refuse_intruder).
             with contextlib.suppress(OSError):
                 os.unlink(self.endpoint_dir / SOCKET_NAME)
         try:
             if frame is None:
                 raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
-            if self.channel.intruded:
-                raise self._silence_fault("at start-up")
             hello = accept_hello(decode_bot_message(frame, self.config.max_message_size, ("hello",)))
         except ProtocolFault as fault:
             # Whatever went wrong, the bot never became ready: a start-up fault, unless it speaks
@@ -318,7 +316,8 @@ class Seat:
         if self.channel.watched[1].poll(0):
             self.channel.note_drop()
         if self.channel.intruded:
-            self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"disconnected: {self._silence_fault('at start-up').fault.message}")
+            fault = self._silence_fault("at start-up")
+            self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
             self.startup_log += self.stop(reason="startup")
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
@@ -984,38 +983,14 @@ class _Table:
         """Wait until an answer comes or a deadline passes; apply every answer that came."""
         waiting = [seat for seat in self.seats if seat.pending]
         due = min(seat.due(p) for seat in waiting for p in seat.pending.values())
-        ready = dict(self._poller(waiting).poll(max(0, math.ceil((due - time.monotonic()) * 1000))))
-        for seat in waiting:
-            channel = seat.channel
-            if channel is None:
-                continue
-            watched = channel.watched
-            if watched[0] in ready:
-                self.drain(seat, channel)
-            if seat.pending and (channel.intruded or (len(watched) > 1 and watched[1] in ready and channel.note_drop())):
-                p = next(iter(seat.pending.values()))
-                self.fault(seat, p, seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer"))
-        for seat in self.seats:  # a bot owing nothing is watched for a second connection too
-            channel = seat.channel
-            if channel is None or seat.pending or len(channel.watched) < 2:
-                continue
-            if channel.watched[1] in ready:
-                channel.note_drop()
-            if channel.intruded and seat.playing:
-                g = next(iter(seat.playing))
-                self.forfeit(seat, g, seat.index, len(g.state.decisions),
-                             seat._silence_fault("while it owed no answer"), fatal=True)
-        now = time.monotonic()
-        if now < due:
+        poller = self._poller(waiting)
+        self.read(dict(poller.poll(max(0, math.ceil((due - time.monotonic()) * 1000)))))
+        if time.monotonic() < due:
             return
         # Reading a frame can take the referee a while (a large one, or one it must check answer
         # by answer): an answer that came meanwhile is read before anyone is charged with a
         # timeout, so that one bot's frame can never cost another bot its game.
-        late = dict(self._poller(waiting).poll(0))
-        for seat in waiting:
-            channel = seat.channel
-            if channel is not None and seat.pending and channel.watched[0] in late:
-                self.drain(seat, channel)
+        self.read(dict(poller.poll(0)))
         now = time.monotonic()
         limits = self.config.limits
         for seat in waiting:
@@ -1025,6 +1000,35 @@ class _Table:
                     if fault.kind == FaultKind.TIMEOUT and p.deadline_ms < limits.decision_ms:
                         fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
                     self.fault(seat, p, fault)
+
+    def read(self, ready: dict[Any, int]) -> None:
+        """Apply the answers a poll found, and act on the connection events it found: a bot whose
+        connection dropped while it owed an answer, or that opened a second one, is cut off."""
+        for seat in self.seats:
+            channel = seat.channel
+            if channel is None:
+                continue
+            watched = channel.watched
+            if seat.pending and watched[0] in ready:
+                self.drain(seat, channel)
+                if seat.channel is not channel:  # a fault in its answers stopped it
+                    continue
+            if len(watched) < 2:
+                continue
+            dropped = watched[1] in ready and channel.note_drop()
+            if channel.intruded or (dropped and seat.pending):
+                self.cut_off(seat)
+
+    def cut_off(self, seat: Seat) -> None:
+        """``seat``'s bot forfeits, fatally: charged to the request it owes, else to a game it plays
+        (a bot between games is cut off at its next one)."""
+        if seat.pending:
+            p = next(iter(seat.pending.values()))
+            self.fault(seat, p, seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer"))
+        elif seat.playing:
+            g = next(iter(seat.playing))
+            self.forfeit(seat, g, seat.index, len(g.state.decisions), seat._silence_fault("while it owed no answer"),
+                         fatal=True)
 
     def drain(self, seat: Seat, channel: Channel) -> None:
         """Apply every answer ``seat`` has queued.  A frame's time runs from when the oldest
