@@ -507,16 +507,21 @@ def decode_bot_message(
     frame: bytes | memoryview, max_size: int = DEFAULT_MAX_MESSAGE_SIZE, expect: Iterable[str] = BOT_MESSAGES
 ) -> dict[str, Any]:
     """A bot's frame as a validated message, or :class:`ProtocolFault` naming the fault."""
+    msg = _load(frame, max_size)
+    validate(msg, expect)
+    return msg
+
+
+def _load(frame: bytes | memoryview, max_size: int) -> Any:
+    """A bot's frame decoded (not validated), or a ``too_large``/``malformed`` fault."""
     # libzmq's MAXMSGSIZE normally drops such a frame before it gets here; this catches a
     # socket configured without it.
     if len(frame) > max_size:
         raise ProtocolFault(FaultKind.TOO_LARGE, f"message of {len(frame)} bytes (the limit is {max_size})")
     try:
-        msg = codec.loads(frame)
+        return codec.loads(frame)
     except ValueError as exc:
         raise ProtocolFault(FaultKind.MALFORMED, _malformed(frame, exc)) from None
-    validate(msg, expect)
-    return msg
 
 
 def decode_answers(
@@ -531,12 +536,7 @@ def decode_answers(
     are read (the caller reads no further than one past its outstanding requests): checking
     every element of a frame of a million would stall the referee for seconds.  Raises
     :class:`ProtocolFault` for a frame that is not a readable answer at all."""
-    if len(frame) > max_size:  # libzmq's MAXMSGSIZE normally drops such a frame before it gets here
-        raise ProtocolFault(FaultKind.TOO_LARGE, f"message of {len(frame)} bytes (the limit is {max_size})")
-    try:
-        msg = codec.loads(frame)
-    except ValueError as exc:
-        raise ProtocolFault(FaultKind.MALFORMED, _malformed(frame, exc)) from None
+    msg = _load(frame, max_size)
     answers = msg.get("actions") if type(msg) is dict and msg.get("type") == "actions" else None
     if limit is not None and type(answers) is list and len(answers) > limit:
         msg = {**msg, "actions": answers[:limit]}
