@@ -34,7 +34,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -429,28 +429,6 @@ def _file_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _upgrade_if_older(path: str) -> None:
-    """Bring a database written by an older arena up to this schema before reading it: the
-    read-only commands' queries need the columns that later schema steps add.  An arena file
-    missing steps is opened for writing once (the steps are transactional); anything else is
-    left for the read-only checks to judge."""
-    try:
-        with closing(sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)) as conn:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if "_sqlite_migrations" not in tables:
-                return
-            applied = {row[0] for row in conn.execute("SELECT name FROM _sqlite_migrations")}
-    except sqlite3.DatabaseError:
-        return
-    known = {step.__name__ for step in STEPS}
-    if applied - known or not applied or known <= applied:
-        return  # newer, not ours, or up to date: the read-only checks say what is wrong, if anything
-    if not os.access(path, os.W_OK):
-        raise StorageError(f"{path} was written by an older arena and must be upgraded, which needs write "
-                           "access: open it once with a command that writes (e.g. `arena run`)")
-    Store(path).close()
-
-
 def _refuse_hard_links(path: str) -> None:
     """SQLite names a database's WAL and journal after the path it was opened by, so two names
     of one file (hard links) each get their own: a writer through one name and a reader or a
@@ -485,15 +463,15 @@ class Store:
                 if not folder.is_dir():
                     raise StorageError(f"no folder {folder} for the database {self.path}; create it, or pass another file")
                 if readonly:
-                    _upgrade_if_older(self.path)
-                    uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
-                    self.db = Database(sqlite3.connect(uri, uri=True, check_same_thread=False))
+                    self.db = self._connect_readonly()
                 else:
                     self.db = Database(self.path)
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.db.execute("PRAGMA foreign_keys = ON")
             if readonly:
                 self._check_readable()
+                if _migrations().pending(self.db):
+                    self._upgrade()
             elif self.path != ":memory:":
                 # Two processes opening a new (or older) file at once would both create (or
                 # upgrade) its schema: one at a time.
@@ -517,6 +495,24 @@ class Store:
             raise StorageError(
                 f"cannot open {self.path} as an arena database ({e}); check the path, or pass another database file"
             ) from e
+
+    def _connect_readonly(self) -> Database:
+        uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
+        db = Database(sqlite3.connect(uri, uri=True, check_same_thread=False))
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return db
+
+    def _upgrade(self) -> None:
+        """A file written by an older arena, opened read-only: bring it up to this schema first
+        (once, under the schema lock, as any writing open does), since the read-only commands'
+        queries need the columns that later schema steps add."""
+        self.db.close()
+        if not os.access(self.path, os.W_OK):
+            raise StorageError(f"{self.path} was written by an older arena and must be upgraded, which needs write "
+                               "access: open it once with a command that writes (e.g. `arena run`)")
+        Store(self.path).close()
+        self.db = self._connect_readonly()
+        self.db.execute("PRAGMA foreign_keys = ON")
 
     def _check_readable(self) -> None:
         """A read-only open: the file must already hold an arena schema this code knows."""
