@@ -719,7 +719,7 @@ def _setpriv_command(uid: int | None, *, pdeathsig: bool) -> list[str]:
 
 
 def _bwrap_command(
-    *, ro: list[Path], rw: list[Path], workdir: Path, env: dict[str, str], limits: Limits,
+    *, ro: list[Path], workdir: Path, env: dict[str, str], limits: Limits,
     seccomp_fd: int | None = None,
 ) -> list[str]:
     bwrap = shutil.which("bwrap")
@@ -738,16 +738,16 @@ def _bwrap_command(
             cmd += ["--perms", "0755", "--dir", parent]  # bwrap would make it 0700
         cmd += ["--ro-bind-try", f, f]
     cmd += ["--proc", "/proc", "--dev", "/dev"]
-    # The bot's only writable space (besides its socket): /tmp and its working directory, each a
-    # tmpfs of tmp_mb, so that no number of files can fill the host's disk.
+    # The bot's only writable space: /tmp and its working directory, each a tmpfs of tmp_mb, so
+    # that no number of files can fill the host's disk.  What it sees of the host is read-only,
+    # its socket's folder included (a socket needs no writable mount).
     cmd += ["--perms", "01777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp"]
-    binds = {p: "--ro-bind" for p in ro} | {p: "--bind" for p in rw}
     # Trees that hold the host's directories (parents inside them exist), and empty
     # directories made so far (their children do not).
     host_trees = [Path(d) for d in ("/usr", "/proc", "/dev", *_SYSTEM_TOP)]
     made = {Path("/"), Path("/tmp"), Path("/etc")}
     # Parents first, so a child bind lands on top of its parent's.
-    for path in sorted(binds, key=lambda p: len(p.parts)):
+    for path in sorted(set(ro), key=lambda p: (len(p.parts), str(p))):
         for parent in reversed(path.parents):
             if parent in made or any(parent.is_relative_to(t) for t in host_trees):
                 continue
@@ -755,7 +755,7 @@ def _bwrap_command(
             # 0755 so the bot's uid can walk to what it is allowed to see, and no further.
             cmd += ["--perms", "0755", "--dir", str(parent)]
             made.add(parent)
-        cmd += [binds[path], str(path), str(path)]
+        cmd += ["--ro-bind", str(path), str(path)]
         if path.is_dir():
             host_trees.append(path)
     cmd += ["--perms", "0777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", str(workdir)]
@@ -852,8 +852,7 @@ def start_bot(
             ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
             ro += [Path(os.path.realpath(executable))]
             prefix = _bwrap_command(
-                ro=[p for p in ro if p.exists()] + [endpoint_dir],  # a socket needs no writable mount
-                rw=[],  # the working directory and /tmp are tmpfs of their own
+                ro=[p for p in ro if p.exists()] + [endpoint_dir],
                 workdir=workdir,
                 env=bot_env,
                 limits=limits,
