@@ -494,14 +494,29 @@ COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in 
 # sandbox's 64 KB tail, for its traceback): a chatty bot otherwise stored 64 KB a game, and a long
 # tournament's database grew by gigabytes of chatter.
 CLEAN_GAME_LOG_CHARS = 8 * 1024
+# A seat's stored stderr over one match is bounded too: a bot that faulted every other game (never
+# disqualified) could store 64 KB a game, twice (in the record and in the logs table).  Once a seat
+# has kept MATCH_LOG_CHARS in a match, each of its later games keeps only its last SPENT_LOG_CHARS,
+# which still holds a traceback's last lines.
+MATCH_LOG_CHARS = 256 * 1024
+SPENT_LOG_CHARS = 2 * 1024
 
 
-def _clean_game_log(text: str) -> str:
-    if len(text) <= CLEAN_GAME_LOG_CHARS:
+def _kept_log(text: str, *, faulted: bool, spent: int) -> str:
+    """The tail of one game's stderr to store, given what the seat has kept so far in its match."""
+    if faulted:
+        limit, why = len(text), ""
+    else:
+        limit, why = CLEAN_GAME_LOG_CHARS, f"a game without a fault keeps the last {CLEAN_GAME_LOG_CHARS}"
+    left = max(MATCH_LOG_CHARS - spent, SPENT_LOG_CHARS)
+    if left < limit:
+        limit = left
+        why = (f"this bot's stored stderr has reached {MATCH_LOG_CHARS} characters in this match, so a "
+               f"game keeps at most its last {left}")
+    if len(text) <= limit:
         return text
-    kept = text[-CLEAN_GAME_LOG_CHARS:]
-    return (f"[{len(text) - len(kept)} earlier characters not kept: a game without a fault keeps the last "
-            f"{CLEAN_GAME_LOG_CHARS} of the bot's stderr]\n{kept}")
+    kept = text[-limit:]
+    return f"[{len(text) - len(kept)} earlier characters not kept: {why} of the bot's stderr]\n{kept}"
 
 
 def _tally(run: "_Run", seat: int, counted: str, threshold: int) -> bool:
@@ -531,6 +546,7 @@ class _Run:
     disqualified: set[int] = field(default_factory=set)
     faults_in_a_row: list[int] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
+    log_chars: list[int] = field(default_factory=list)  # stderr kept so far per seat (see _kept_log)
 
 
 @dataclass(slots=True, eq=False)
@@ -745,7 +761,7 @@ class Session:
             seats.append(seat)
         n = len(seats)
         runs = [_Run(i, Match(game, config, list(plan.done)), plan.seed, plan.match_id,
-                     faults_in_a_row=[0] * n, starts=[0] * n) for i, plan in enumerate(plans)]
+                     faults_in_a_row=[0] * n, starts=[0] * n, log_chars=[0] * n) for i, plan in enumerate(plans)]
         for run, plan in zip(runs, plans):
             for standings in plan.standings:
                 for seat, counted in enumerate(standings):
@@ -1121,7 +1137,8 @@ class _Table:
                     None if own is None else _protocol_fault(own),
                 ))
             text = g.logs.get(i, "") + seat.take_stderr()
-            g.logs[i] = text if fault is not None else _clean_game_log(text)
+            g.logs[i] = _kept_log(text, faulted=fault is not None, spent=run.log_chars[i])
+            run.log_chars[i] += len(g.logs[i])
             counted = standing(fault is not None, [f.collateral for f in g.faults if f.seat == i])
             if _tally(run, i, counted, self.config.faults_to_disqualify):
                 log.warning("%s (seat %d) disqualified after %d faulty games in a row",

@@ -252,6 +252,29 @@ def test_a_clean_game_keeps_a_shorter_tail_of_stderr() -> None:
     assert game.record["logs"]["0"] == log
 
 
+def test_a_seats_stderr_over_a_match_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that faults game after game (never disqualified) stored its full stderr tail every
+    game; once a seat's stored stderr reaches the match's budget, each later game keeps only a
+    short tail, which still ends with the traceback's last line."""
+    import arena.referee as referee_module
+
+    monkeypatch.setattr(referee_module, "MATCH_LOG_CHARS", 300)
+    monkeypatch.setattr(referee_module, "SPENT_LOG_CHARS", 120)
+    report = play(zoo("crash_mid"), points=3, faults_to_disqualify=99)
+    assert len(report.games) >= 3
+    kept = []
+    for g in report.games:
+        assert [f.kind for f in g.faults] == ["crash"]
+        text = g.logs[0]
+        assert text.rstrip().endswith("deliberate crash on the third decision")
+        assert g.record["logs"]["0"] == text
+        note, tail = text.split("\n", 1)
+        assert note.startswith("[") and "reached 300 characters in this match" in note
+        kept.append(len(tail))
+    assert kept[0] == 300  # the first game spends the whole budget (a traceback is longer)
+    assert kept[1:] == [120] * (len(kept) - 1)  # then each game keeps the short tail
+
+
 def test_unbounded_memory_is_stopped() -> None:
     """The address-space limit turns a memory hog into a crash of that bot alone."""
     report = play(zoo("memory"), resources=Limits_(memory_mb=300), limits=Limits(decision_ms=8000, game_ms=30_000, startup_ms=8000))
