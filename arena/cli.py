@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - depends on the installed Typer
 
 from arena.errors import ArenaError, UsageError
 from arena.games import REGISTRY, GameError
-from arena.terminal import safe
+from arena.terminal import report_to_stderr, safe
 from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 app = typer.Typer(
@@ -456,7 +456,7 @@ def run(
         raise UsageError(str(exc)) from None
     # Warnings from the referee (faults, disqualifications) go to stderr; with several workers
     # multiprocessing-logging carries the workers' records to this process's handler.
-    _log_to_stderr()
+    report_to_stderr()
     if workers > 1 and cluster is None:
         import multiprocessing_logging
 
@@ -716,37 +716,9 @@ def app_help() -> str:
 _REPORTED: set[str] = set()  # what a command has told the user already ("interrupt")
 
 
-def _one_line_warnings() -> None:
-    """Warnings (a missing sandbox layer, say) as one ``warning:`` line on stderr, like errors,
-    not Python's file, line number and source line."""
-    import warnings
-
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-             file: object = None, line: str | None = None) -> None:
-        typer.echo(f"warning: {message}", err=True)
-
-    warnings.showwarning = show
-
-
-def _log_to_stderr() -> None:
-    """Log records (the referee's fault warnings) as ``warning: ...`` lines on stderr, with
-    any terminal control characters from bots escaped; once, however often it is called."""
-    import logging
-
-    from arena.terminal import SafeFormatter, StderrHandler
-
-    root = logging.getLogger()
-    if not any(isinstance(h, StderrHandler) for h in root.handlers):
-        handler = StderrHandler()
-        handler.setFormatter(SafeFormatter())
-        root.addHandler(handler)
-        root.setLevel(logging.WARNING)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
-    _one_line_warnings()
-    _log_to_stderr()
+    report_to_stderr()
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:

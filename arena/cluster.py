@@ -52,7 +52,7 @@ from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
-from arena import affinity
+from arena import affinity, terminal
 from arena.errors import ArenaError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
@@ -150,6 +150,12 @@ def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
     with _lock:
         if _cache is None:
             _cache = _bot_cache()
+            # A worker process starts afresh, without the CLI's reporting: the referee's fault
+            # warnings went out through Python's last-resort handler, bot text unescaped, and
+            # sandbox warnings as Python's two-line form.  Unless this worker's owner set up
+            # logging, report as the CLI does (on a local cluster, to the organiser's terminal).
+            if not logging.getLogger().handlers:
+                terminal.report_to_stderr("arena")
         if config not in _referees:
             _referees[config] = Referee(config)
         return _referees[config], _cache

@@ -4,6 +4,10 @@ A bot writes what it likes to stderr, and a terminal obeys control sequences: a 
 could clear the screen, set the window title or print a fake result line over the real one.
 Every line of bot text the CLI prints goes through :func:`safe`, which shows such characters
 as escapes instead.  Records and ``--json`` keep the text as it was written.
+
+The CLI's process and every process that plays for it (a local worker inherits the set-up; a
+Dask worker, started afresh, makes it on its first task) report warnings and log records the
+same way, through :func:`report_to_stderr`.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import warnings
 
 # C0 controls but tab and newline, DEL and the C1 controls (ESC and CSI start the sequences),
 # and the invisible format characters that reorder or hide text (bidi overrides, zero widths).
@@ -47,3 +52,22 @@ class StderrHandler(logging.StreamHandler):
     @stream.setter
     def stream(self, value) -> None:
         pass
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    print(safe(f"warning: {message}"), file=sys.stderr, flush=True)
+
+
+def report_to_stderr(logger: str = "") -> None:
+    """Warnings (a missing sandbox layer, say) and log records of ``logger`` (the root by default;
+    the referee's fault warnings) as one ``warning: ...`` line each on stderr, like errors: not
+    Python's file, line number and source line, and with any terminal control characters from
+    bots escaped.  Once, however often it is called."""
+    warnings.showwarning = _show_warning
+    target = logging.getLogger(logger)
+    if not any(isinstance(h, StderrHandler) for h in target.handlers):
+        handler = StderrHandler()
+        handler.setFormatter(SafeFormatter())
+        target.addHandler(handler)
+        target.setLevel(logging.WARNING)
