@@ -150,6 +150,11 @@ def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
     with _lock:
         if _cache is None:
             _cache = _bot_cache()
+            # Stopping a run cancels the task that plays here, and the worker then warns once
+            # per cancelled task (the only warning of this logger, which Dask itself says
+            # happens only as a worker closes): on a local cluster that was a line of noise
+            # after every Ctrl-C.  Its errors still show.
+            logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
             # A worker process starts afresh, without the CLI's reporting: the referee's fault
             # warnings went out through Python's last-resort handler, bot text unescaped, and
             # sandbox warnings as Python's two-line form.  Unless this worker's owner set up

@@ -321,12 +321,15 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
 
 
-def run_until_games_are_stored(tmp_path: Path, name: str, workers: int) -> tuple[subprocess.Popen, list[str], Path]:
+def run_until_games_are_stored(tmp_path: Path, name: str, workers: int,
+                               cluster: bool = False) -> tuple[subprocess.Popen, list[str], Path]:
     """`arena run` of a 60-game tournament (one table, 20 games per seat rotation, so bots start
     only at each job's start) in a session of its own, once it has stored 6 games."""
     spec = random_tournament(tmp_path, name, bots=3, seats=3, extra="games = 20")
     db = tmp_path / "a.db"
     command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
+    if cluster:
+        command += ["--cluster", "local"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     stored = 0
@@ -341,19 +344,24 @@ def run_until_games_are_stored(tmp_path: Path, name: str, workers: int) -> tuple
     return proc, command, db
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int) -> None:
-    """Ctrl-C reaches the terminal's whole process group (workers too): one line, status 130,
-    and running the same command again plays only the rest."""
-    proc, command, db = run_until_games_are_stored(tmp_path, "ctrlc", workers)
+@pytest.mark.parametrize(("workers", "cluster"), [(1, False), (2, False), (2, True)],
+                         ids=["1-worker", "2-workers", "local-cluster"])
+def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, cluster: bool) -> None:
+    """Ctrl-C reaches the terminal's whole process group (workers too, a local Dask cluster's
+    included): one line, status 130, no one else's log lines (Dask's workers warned once per
+    cancelled task), and running the same command again plays only the rest."""
+    if cluster:
+        pytest.importorskip("distributed")
+    proc, command, db = run_until_games_are_stored(tmp_path, "ctrlc", workers, cluster)
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=20)  # one Ctrl-C is enough (Referee.close cannot hang)
+    out, err = proc.communicate(timeout=30)  # one Ctrl-C is enough (Referee.close cannot hang)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     last = err.strip().splitlines()[-1]
     assert last == (f"interrupted: the games finished so far are stored in {db}; "
                     "run the same command again to play the rest"), err
     assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
+    assert all(line.startswith("warning: ") for line in err.strip().splitlines()[:-1]), err
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 6 <= kept < 60
@@ -407,6 +415,26 @@ def test_bot_text_cannot_steer_the_terminal() -> None:
         text = done.stdout + done.stderr
         assert "RuntimeError: boom \\x1b[31mred\\x9b0m" in text, text
         assert not any(c in text for c in "\x1b\x07\r\x9b\u202e"), text
+
+
+@pytest.mark.parametrize("cluster", [False, True], ids=["workers", "local-cluster"])
+def test_fault_warnings_of_a_run_escape_bot_text(tmp_path: Path, cluster: bool) -> None:
+    """The referee's fault warnings quote what a bot sent.  `arena run` shows them as `warning:`
+    lines with control characters escaped, also from a Dask worker, which starts afresh without
+    the CLI's set-up (it printed them raw, through Python's last-resort handler)."""
+    if cluster:
+        pytest.importorskip("distributed")
+    liar = ROOT / "tests" / "bots" / "zoo_illegal_ansi.py"
+    spec = tmp_path / "esc.toml"
+    spec.write_text(f'name = "esc"\ngame = "reactor"\nseats = 2\nseed = 1\n[sandbox]\nmode = "none"\n'
+                    f'[[bots]]\nname = "liar"\npath = "{liar}"\n[[bots]]\nname = "p1"\npath = "{RANDOM}"\n')
+    command = ["run", str(spec), "--db", str(tmp_path / "esc.db"), "--quiet"]
+    done = arena(*command, *(["--cluster", "local", "--workers", "1"] if cluster else []))
+    assert done.returncode == 0, done.stderr
+    faults = [line for line in done.stderr.splitlines() if "liar (seat" in line and "faulted" in line]
+    assert faults and all(line.startswith("warning: ") for line in faults), done.stderr
+    assert all("Z\\u202e\\x9b2J" in line for line in faults), faults
+    assert not any(c in done.stderr for c in "\x9b\u202e"), done.stderr
 
 
 def test_play_and_check(tmp_path: Path) -> None:
@@ -590,8 +618,8 @@ def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> Non
 
 def test_warnings_are_one_line_like_errors() -> None:
     """A sandbox warning printed Python's file:line and a source line after the message."""
-    code = ("import sys, warnings; from arena import cli; from arena.sandbox import SandboxWarning; "
-            "cli._one_line_warnings(); warnings.warn('bots run without bubblewrap', SandboxWarning)")
+    code = ("import sys, warnings; from arena.terminal import report_to_stderr; from arena.sandbox import SandboxWarning; "
+            "report_to_stderr(); warnings.warn('bots run without bubblewrap', SandboxWarning)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stderr == "warning: bots run without bubblewrap\n"
 
