@@ -1,15 +1,18 @@
 """Playing a tournament on a Dask cluster: the same contract as ``tournament.execute``.
 
 Each job (the matches of one table) is one Dask task.  It runs on a worker: the referee and
-the bots run there, and the task returns the events it produced (``("game", (match_id,
-report))``, ``("match", id)``, ``("error", (id, text))``).  The coordinator (this process) replays
-them into ``on_event`` when the future completes, so it stays the only writer to the database.
+the bots run there.  As each match ends, the task hands its events (``("game", (match_id,
+report))``, then ``("match", id)`` or ``("error", (id, text))``) to the coordinator (this
+process) through a Dask queue of the run, so that the coordinator stores them, and shows
+progress, as the job goes on rather than when it ends; what it could not hand over that way
+it returns.  The coordinator stays the only writer to the database.
 
-Exactly once: a game is stored only from a completed future, each future is read once, and a
-game id already replayed in this run is skipped (``Store.add_game`` is idempotent by id as
-well).  The task is pure with respect to the store, so when a worker dies mid-job the
-scheduler runs it again elsewhere (``retries`` covers exceptions too) and its matches are
-played again from the start; the games it had played on the dead worker were never seen here.
+Exactly once: a match is handed over whole, once it is over, and the coordinator takes each
+match id once per run, skipping it when it comes again (``Store.add_game`` is idempotent by
+id as well).  When a worker dies mid-job the scheduler runs the job again elsewhere
+(``retries`` covers exceptions too) and its matches are played again from the start: the
+matches it had finished were stored and are skipped; the one it was playing was never seen
+here, so no match mixes games of two attempts.  A Ctrl-C keeps every finished match.
 
 Workers need not share the coordinator's filesystem: each bot's file travels with the job and
 is written to a cache directory of the worker's machine (``$TMPDIR/arena-bots-UID``, one file
@@ -40,11 +43,13 @@ import atexit
 import hashlib
 import logging
 import os
+import pickle
 import shutil
 import stat
 import sys
 import tempfile
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -65,6 +70,9 @@ log = logging.getLogger("arena.cluster")
 # Reruns of a task that raised; a task whose worker died is rerun by the scheduler anyway
 # (up to its ``distributed.scheduler.allowed-failures``).
 RETRIES = 3
+# How often the coordinator looks for finished matches while jobs play (and so how late, at
+# most, a game is stored and shown after its match ends).
+STREAM_POLL_S = 0.1
 
 
 def _distributed() -> Any:
@@ -167,34 +175,69 @@ def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
 
 
 def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
-                game_name: str, game_config: GameConfig) -> list[tuple[str, Any]]:
-    """The Dask task: play one job here and return its events (games by match id).
+                game_name: str, game_config: GameConfig, stream: str | None = None) -> list[tuple[str, Any]]:
+    """The Dask task: play one job here, hand each finished match's events to the queue named
+    ``stream``, and return the events it could not hand over.
 
     The executing thread, and so the bots it starts, keep to this worker's CPU for the task, as
     a local worker does: unpinned, a table's wake-ups cross CPUs and cost more than twice as much."""
     mask = affinity.pin(_worker_cpu())
     try:
-        return _play_remote(tasks, bots, config, game_name, game_config)
+        return _play_remote(tasks, bots, config, game_name, game_config, stream)
     finally:
         affinity.restore(mask)
 
 
 def _play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
-                 game_name: str, game_config: GameConfig) -> list[tuple[str, Any]]:
+                 game_name: str, game_config: GameConfig, stream: str | None) -> list[tuple[str, Any]]:
     referee, cache = _worker_state(config)
     here = {spec: unship(bot, cache) for spec, bot in bots}
     job = [replace(task, bots=tuple(here[b] for b in task.bots)) for task in tasks]
-    events: list[tuple[str, Any]] = []
+    queue = _queue(stream)
+    playing: dict[str, list[tuple[str, Any]]] = {}  # match id -> its events so far
+    unsent: list[tuple[str, Any]] = []
 
     def emit(kind: str, payload: Any) -> None:
         if kind == "game":  # the coordinator has the task; send only what it lacks
             task, report = payload
             payload = (task.match_id, report)
-        events.append((kind, payload))
+        match_id = _match_of(kind, payload)
+        playing.setdefault(match_id, []).append((kind, payload))
+        if kind != "game":  # the match is over, played or failed: hand it over whole
+            events = playing.pop(match_id)
+            if queue is None or not _put(queue, events):
+                unsent.extend(events)
 
     # Called in the worker's executing thread, which outlives the bots it starts.
     play_job(referee, job, get_game(game_name), game_config, emit)
-    return events
+    return unsent + [event for events in playing.values() for event in events]
+
+
+def _match_of(kind: str, payload: Any) -> str:
+    """The match id an event belongs to."""
+    return payload if kind == "match" else payload[0]
+
+
+def _queue(name: str | None) -> Any:
+    """The run's queue of finished matches, or None (no name, or no scheduler to hold it)."""
+    if name is None:
+        return None
+    try:
+        return _distributed().Queue(name)
+    except Exception as exc:  # noqa: BLE001 - then the job returns its matches instead
+        log.warning("no queue %s on the scheduler (%s): this job's matches arrive when it ends", name, exc)
+        return None
+
+
+def _put(queue: Any, events: list[tuple[str, Any]]) -> bool:
+    """Hand one match's events to the coordinator; False if the scheduler did not take them."""
+    try:
+        # A queue's items must be msgpack data: the reports go pickled, as a task's result would.
+        queue.put(pickle.dumps(events, protocol=pickle.HIGHEST_PROTOCOL), timeout=60)
+    except Exception as exc:  # noqa: BLE001 - the job's result carries them instead
+        log.warning("could not hand a match to the coordinator early (%s): it comes with the job's end", exc)
+        return False
+    return True
 
 
 # -- on the coordinator ---------------------------------------------------------------------------
@@ -251,8 +294,11 @@ def execute_on_cluster(jobs: list[list[Task]], cluster: Any, workers: int, confi
 
 def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: RefereeConfig, game_name: str,
             game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
-    """Submit every job, then hand each completed job's events to ``on_event`` (games once)."""
+    """Submit every job, then hand each match's events to ``on_event`` as it arrives (each match
+    once), from the run's queue while its job plays, or from the job's result."""
     tasks = {task.match_id: task for job in jobs for task in job}
+    stream = f"arena-{uuid.uuid4().hex}"  # this run's queue: no other run's matches come in
+    queue = distributed.Queue(stream, client=client)
     shipped: dict[BotSpec, ShippedBot] = {}
     futures = {}
     for job in jobs:
@@ -262,27 +308,51 @@ def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: Refer
                 shipped[spec] = ship(spec)
             bots.append((spec, shipped[spec]))
         # pure=False: a unique key per submission, so no two jobs (or runs) share a result.
-        future = client.submit(play_remote, job, bots, config, game_name, game_config,
+        future = client.submit(play_remote, job, bots, config, game_name, game_config, stream,
                                pure=False, retries=RETRIES)
         futures[future] = job
     log.info("%d jobs submitted to %s", len(futures), client.scheduler.address)
-    replayed: set[str] = set()
-    for future in distributed.as_completed(list(futures)):
-        job = futures.pop(future)
-        try:
-            events = future.result()
-        except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: its matches are missing, the rest go on
-            for task in job:
-                on_event("error", (task.match_id, f"match {task.match_id} failed on the cluster: "
-                                                  f"{exc.__class__.__name__}: {exc}"))
-            continue
-        finally:
-            future.release()
+    taken: set[str] = set()  # matches handed on in this run
+
+    def take(events: list[tuple[str, Any]]) -> None:
+        """Hand on one match's events, unless that match was handed on already."""
+        if not events:
+            return
+        match_id = _match_of(*events[-1])
+        if match_id in taken:
+            return  # a rerun of its job played it again; the first time stands
+        taken.add(match_id)
         for kind, payload in events:
             if kind == "game":
-                match_id, report = payload
-                if report.game_id in replayed:
-                    continue
-                replayed.add(report.game_id)
-                payload = (tasks[match_id], report)
+                payload = (tasks[match_id], payload[1])
             on_event(kind, payload)
+
+    def take_queued() -> None:
+        for blob in queue.get(batch=True):
+            take(pickle.loads(blob))
+
+    while futures:
+        try:
+            distributed.wait(list(futures), timeout=STREAM_POLL_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            pass
+        # Matches a job handed over are in the queue before its future completes: take them first.
+        take_queued()
+        for future in [f for f in futures if f.done()]:
+            job = futures.pop(future)
+            try:
+                events = future.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: its matches are missing, the rest go on
+                for task in job:
+                    if task.match_id not in taken:
+                        taken.add(task.match_id)
+                        on_event("error", (task.match_id, f"match {task.match_id} failed on the cluster: "
+                                                          f"{exc.__class__.__name__}: {exc}"))
+                continue
+            finally:
+                future.release()
+            by_match: dict[str, list[tuple[str, Any]]] = {}
+            for kind, payload in events:
+                by_match.setdefault(_match_of(kind, payload), []).append((kind, payload))
+            for match_events in by_match.values():
+                take(match_events)

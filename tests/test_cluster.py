@@ -101,6 +101,33 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) 
     assert results_of(db) == expected
 
 
+def test_finished_matches_are_stored_while_their_job_plays(tmp_path: Path) -> None:
+    """A job holds many matches (up to 64); its games were stored only when all of them were
+    over, so progress stood still and a Ctrl-C lost every finished match of the jobs in flight.
+    Each match now reaches the coordinator as it ends, through the run's queue."""
+    text = random_field(3, games=8, name="stream")  # 24 matches of one game; one worker: 2 jobs of 12
+    db = tmp_path / "stream.db"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        outcome: list[TournamentOutcome] = []
+        runner = threading.Thread(target=lambda: outcome.append(
+            run_tournament(tmp_path, text, "stream.db", workers=1, cluster=cluster.scheduler_address)), daemon=True)
+        runner.start()
+        deadline = time.monotonic() + 60
+        while not stored_games(db) and runner.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        finished_jobs = sum(1 for _, _, finish, *_ in cluster.scheduler.transition_log if finish == "memory")
+        stored = stored_games(db)
+        runner.join(timeout=60)
+    assert outcome and outcome[0].errors == [] and outcome[0].played == 24
+    assert 0 < stored < 12 and finished_jobs == 0, (stored, finished_jobs)
+    assert results_of(db) == results_of_local(tmp_path, text)
+
+
+def results_of_local(tmp_path: Path, text: str) -> list:
+    run_tournament(tmp_path, text, "local.db", workers=1)
+    return results_of(tmp_path / "local.db")
+
+
 def test_missing_dask_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
     with pytest.raises(ArenaError, match=r"install the cluster extra, pip install -e '\.\[cluster\]'"):
