@@ -1,7 +1,9 @@
 """A match: a series of games with the same players in the same seats (Powder Keg R20).
 
 Every game awards one point to its winner; the match ends when a seat reaches the game's
-``points``.  The starter of each game is the seat to the left of the previous game's starter.
+``points``.  The starter of each game is the seat to the left of the previous game's starter,
+from a configured first starter (R20): a random starter (``starter=None``) is for single games
+(R4, KE5), and a match does not take it, since redrawing it each game would break the rotation.
 Games that award no point (a capped game tied at the top) can not stretch a match for ever:
 after ``max_games`` games the match stops and is ranked by points.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from arena.games.base import Game, GameConfig, GameResult
+from arena.games.base import ConfigError, Game, GameConfig, GameResult
 
 
 @dataclass(slots=True)
@@ -20,6 +22,11 @@ class Match:
     game: Game
     config: GameConfig
     results: list[GameResult] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.config.starter is None:
+            raise ConfigError("a match needs the seat that starts its first game (R20: each later game "
+                              "starts one seat to the left); draw it once and pass it as starter")
 
     @property
     def points(self) -> int:

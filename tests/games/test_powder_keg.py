@@ -578,6 +578,16 @@ def test_kt15_match_to_three_points():
     assert m.scores == [3, 1, 1] and m.over and m.winner == 0
 
 
+def test_r20_a_match_does_not_take_a_random_starter():
+    """R20: game 1's starter is a configuration value and each later game's is the seat to the left
+    of the previous one.  With starter=None every game drew its own starter, breaking that
+    rotation; a match now asks for the first starter (a single game may still draw it: KE5)."""
+    with pytest.raises(ConfigError, match="R20"):
+        Match(game=POWDER_KEG, config=GameConfig(players=3, starter=None))
+    single = POWDER_KEG.new_game(GameConfig(players=3, starter=None), SeededChance(4))
+    assert single.starter in (0, 1, 2)
+
+
 # --- pairs, triples, shuffle, peek --------------------------------------------------------------------------
 
 
