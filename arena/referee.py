@@ -49,7 +49,7 @@ from arena.errors import UnknownBot
 from arena.games import Game, GameConfig, GameResult, SeededChance, State
 from arena.games.match import Match
 from arena.games.record import make_record
-from arena.standing import CLEAN, FAULT, OUT, standing
+from arena.standing import FAULT, standing, step
 from protocol import codec
 from protocol.faults import Fault, FaultKind, ProtocolFault
 from protocol.messages import (
@@ -520,18 +520,13 @@ def _kept_log(text: str, *, faulted: bool, spent: int) -> str:
 
 
 def _tally(run: "_Run", seat: int, counted: str, threshold: int) -> bool:
-    """Count one game of ``seat`` (its ``standing``) towards disqualification; True if this
-    disqualifies it."""
-    if counted == CLEAN:
-        run.faults_in_a_row[seat] = 0
-    elif counted == OUT:
+    """Count one game of ``seat`` (its ``standing``) towards disqualification; True if a fault
+    of this game disqualifies it."""
+    was_out = seat in run.disqualified
+    run.faults_in_a_row[seat], out = step(counted, run.faults_in_a_row[seat], was_out, threshold)
+    if out:
         run.disqualified.add(seat)
-    elif counted == FAULT:
-        run.faults_in_a_row[seat] += 1
-        if run.faults_in_a_row[seat] >= threshold and seat not in run.disqualified:
-            run.disqualified.add(seat)
-            return True
-    return False
+    return out and not was_out and counted == FAULT
 
 
 @dataclass(slots=True, eq=False)
@@ -848,7 +843,9 @@ class _Table:
         rounds, when no request is pending, so a start-up wait is never charged to a bot."""
         while queue and len(live) < self.limit:
             run = queue[0]
-            if run.match.over:  # a resumed match that was already complete
+            # A resumed match that was already complete, or one where every seat is disqualified
+            # (nothing is left to decide: it went on to its game cap, storing forfeit-only games).
+            if run.match.over or len(run.disqualified) == len(self.seats):
                 queue.popleft()
                 self.end_match(run)
                 continue

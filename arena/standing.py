@@ -9,11 +9,14 @@ A seat's game is
 * ``NEUTRAL`` when every fault it has here is collateral (its bot was stopped for a fault in
   another game played at the same time, which counted there): neither;
 * ``OUT`` when it forfeited with no fault at all: it was already disqualified from the match.
+
+:func:`step` counts one game; the referee (live and on resume) and the tournament (is a stored
+match complete?) both count through it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 CLEAN, FAULT, OUT, NEUTRAL = "clean", "fault", "out", "neutral"
 
@@ -27,3 +30,24 @@ def standing(forfeited: bool, collateral: Iterable[bool]) -> str:
     if not flags:
         return OUT
     return NEUTRAL if all(flags) else FAULT
+
+
+def step(counted: str, in_a_row: int, out: bool, threshold: int) -> tuple[int, bool]:
+    """A seat's faulty games in a row, and whether it is out of the match, after one more game
+    whose standing is ``counted`` (``threshold`` faulty games in a row put it out)."""
+    if counted == CLEAN:
+        return 0, out
+    if counted == OUT:
+        return in_a_row, True
+    if counted == FAULT:
+        return in_a_row + 1, out or in_a_row + 1 >= threshold
+    return in_a_row, out
+
+
+def out_of_match(games: Iterable[Sequence[str]], threshold: int, seats: int) -> set[int]:
+    """The seats disqualified after these games of a match (each game's standings by seat)."""
+    in_a_row, out = [0] * seats, [False] * seats
+    for standings in games:
+        for seat, counted in enumerate(standings):
+            in_a_row[seat], out[seat] = step(counted, in_a_row[seat], out[seat], threshold)
+    return {seat for seat in range(seats) if out[seat]}

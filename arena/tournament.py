@@ -33,7 +33,7 @@ from arena.errors import ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
-from arena.standing import standing
+from arena.standing import out_of_match, standing
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
@@ -240,12 +240,15 @@ class Tournament:
         stored = done.results.get(match_id, {})
         results = tuple(stored[i] for i in sorted(stored))
         standings = done.standings.get(match_id, {})
-        if results and Match(self.game, table_config(self.config, len(pairing.seats)), list(results)).over:
+        ordered = tuple(standings[i] for i in sorted(standings))
+        seats = len(pairing.seats)
+        if results and (Match(self.game, table_config(self.config, seats), list(results)).over
+                        # every seat disqualified: the referee ends such a match (nothing to decide)
+                        or len(out_of_match(ordered, self.spec.faults_to_disqualify, seats)) == seats):
             return None
         deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
         bots = tuple(self.versions[name] for name in pairing.seats)
-        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results,
-                    tuple(standings[i] for i in sorted(standings)))
+        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
 
     def round_robin(self) -> Iterator[Pairing]:
         """Table by table, made as consumed (see :func:`arena.scheduling.iter_round_robin`)."""

@@ -13,6 +13,7 @@ import uuid
 import socket
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -231,6 +232,21 @@ def test_crashing_bot_is_restarted_then_disqualified() -> None:
     for g in report.games[2:]:
         assert g.record["result"]["forfeits"] == [0]
         assert g.record["result"]["places"][0] == 3
+
+
+def test_a_match_ends_once_every_bot_is_disqualified() -> None:
+    """With every seat disqualified nothing is left to decide, but the match went on to its game
+    cap (15 games for two seats to 3 points), storing games where nobody played."""
+    game = get_game("reactor")
+    tag = f"tag-{uuid.uuid4().hex}"
+    bots = [tagged(replace(zoo("crash_start"), name=name), tag) for name in ("a", "b")]
+    config = RefereeConfig(limits=FAST, sandbox_mode=MODE, faults_to_disqualify=2)
+    with Referee(config) as referee:
+        report = referee.play_match(game, GameConfig(players=2, points=3), bots, seed="all-out")
+    assert bot_processes(tag) == []
+    assert len(report.games) == 2 and report.disqualified == [0, 1]
+    assert [[f.kind for f in g.faults] for g in report.games] == [["startup", "startup"]] * 2
+    assert report.winner is None
 
 
 def test_stderr_is_captured_per_game_and_bounded() -> None:

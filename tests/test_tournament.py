@@ -19,6 +19,7 @@ from arena import affinity
 from arena.errors import ConfigError
 from arena.storage import Store
 from arena.scheduling import Pairing
+from arena.standing import out_of_match
 from arena.tournament import Tournament, stored_results
 from arena.tournament_file import load_tournament
 
@@ -204,6 +205,31 @@ def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path
     with Store(str(db)) as store:
         games = store.games(tournament="dq", limit=None)
     assert len(games) > 2 and all(g.disqualified == [0] for g in games if g.id.endswith(("-g2", "-g3")))
+
+
+def test_a_match_where_every_bot_is_disqualified_ends_and_stays_complete(tmp_path: Path) -> None:
+    """Faults, point 5: once every seat of a match is disqualified nothing is left to decide.  The
+    match went on to its game cap (15 games of two seats to 3 points, nobody playing); it now
+    ends, and a resumed run counts it complete from its stored standings instead of opening it
+    again."""
+    broken = ROOT / "tests" / "bots" / "zoo_crash_start.py"
+    text = ('name = "allout"\ngame = "powder-keg"\nseats = 2\npoints = 3\nrotations = false\nseed = 3\n'
+            'faults_to_disqualify = 2\n[sandbox]\nmode = "none"\n'
+            + "".join(f'[[bots]]\nname = "b{i}"\npath = "{broken}"\n' for i in range(2)))
+    spec = load_tournament(write(tmp_path, text))
+    db = tmp_path / "a.db"
+    with Store(str(db)) as store:
+        first = Tournament(spec, store, db).run(workers=1)
+        assert first.errors == [] and first.played == 2
+        seen = []
+        again = Tournament(spec, store, db).run(workers=1, on_progress=lambda progress: seen.append(progress))
+        assert again.played == 0 and again.skipped == 2
+        assert seen[-1].matches_done == 1 and seen[-1].matches_played == 0  # not opened again
+        games = store.games(tournament="allout", limit=None)
+    assert len(games) == 2
+    assert out_of_match([("fault", "fault")] * 2, 2, 2) == {0, 1}
+    assert out_of_match([("fault", "clean"), ("clean", "fault"), ("fault", "clean")], 2, 2) == set()
+    assert out_of_match([("neutral", "out")], 2, 2) == {1}
 
 
 def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
