@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -261,6 +262,7 @@ def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = 
             cpus.append(cpu / count)
     finally:
         context.term()
+        shutil.rmtree(workroot, ignore_errors=True)  # left behind, one folder per run
     return RoundTrip("referee decision (ZeroMQ, sandboxed bot)", statistics.median(latencies) * 1e6,
                      statistics.median(cpus) * 1e6, count)
 

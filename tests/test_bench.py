@@ -3,6 +3,7 @@ timing tests on a shared machine would only be noise)."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,9 @@ from arena.sandbox import sandbox_available
 
 
 def test_bench_reports_ratios_against_same_run_baselines() -> None:
+    before = set(Path(tempfile.gettempdir()).glob("arena-bench-*"))
     report = run_all(quick=True, sandbox_mode="none", parts=("engines", "pipe", "referee"))
+    assert set(Path(tempfile.gettempdir()).glob("arena-bench-*")) == before  # left one folder a run
     assert {(e.game, e.players) for e in report.engines} == {
         ("reactor", 2), ("reactor", 4), ("reactor", 6), ("powder-keg", 2), ("powder-keg", 4), ("powder-keg", 5)}
     assert all(e.decisions_per_s > 0 and e.decisions_per_game > 10 for e in report.engines)
