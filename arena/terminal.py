@@ -56,7 +56,10 @@ class StderrHandler(logging.StreamHandler):
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: object = None, line: str | None = None) -> None:
-    print(safe(f"warning: {message}"), file=sys.stderr, flush=True)
+    # One write per line: workers share the terminal, and print's separate newline let two
+    # workers' warnings run together on one line.
+    sys.stderr.write(safe(f"warning: {message}") + "\n")
+    sys.stderr.flush()
 
 
 def report_to_stderr(logger: str = "") -> None:
