@@ -486,6 +486,7 @@ class BotProcess:
             target=self._read_stderr, name=f"sandbox-stderr-{name}", daemon=True
         )
         self._reader.start()
+        self._owner = os.getpid()  # a forked worker inherits _running, but not the right to stop these
         _running.add(self)
 
     def __repr__(self) -> str:
@@ -624,11 +625,16 @@ def _remove_tree(path: Path) -> None:
     """Delete a workdir, even one whose directories the bot made read-only (non-root referee)."""
     try:
         shutil.rmtree(path)
-        return
     except FileNotFoundError:
-        return
-    except OSError:
         pass
+    except OSError:
+        _force_remove(path)
+    if not path.exists():
+        _workdirs.pop(path, None)
+
+
+def _force_remove(path: Path) -> None:
+    """Delete a tree whose directories the bot made read-only: writable again first."""
     for root, dirs, _files in os.walk(path):
         for d in [root, *(os.path.join(root, d) for d in dirs)]:
             if not os.path.islink(d):  # never chmod what a bot's symlink points at
@@ -642,13 +648,24 @@ def _remove_tree(path: Path) -> None:
 
 
 _running: weakref.WeakSet[BotProcess] = weakref.WeakSet()
+# Every bot working folder made and not yet removed, with the pid of the process that made it:
+# a clean-up cut short (a SIGINT that lands in it) would otherwise leave one behind for good.
+_workdirs: dict[Path, int] = {}
 
 
 @atexit.register
-def _stop_all() -> None:
-    """A referee that exits without stopping its bots still leaves no workdir or process."""
+def stop_all() -> None:
+    """Stop every bot this process started that still runs, and remove every working folder it
+    made that is left: a referee that exits without stopping its bots, or whose clean-up was
+    interrupted, leaves no workdir or process.  (A forked worker, which leaves without running
+    atexit hooks, calls it itself.)"""
+    me = os.getpid()
     for bot in list(_running):
-        bot.stop(grace=0)
+        if bot._owner == me:
+            bot.stop(grace=0)
+    for path, owner in list(_workdirs.items()):
+        if owner == me:
+            _remove_tree(path)
 
 
 # --- start ------------------------------------------------------------------------------------
@@ -820,6 +837,7 @@ def start_bot(
     filter_fd: int | None = None
     try:
         workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-"))
+        _workdirs[workdir] = os.getpid()
         _own(workdir, uid)
         # The folder stays the referee's, searchable but not writable by the bot: a bot that
         # could write there (a real folder on the host's disk, outside its tmpfs) could fill
@@ -873,7 +891,7 @@ def start_bot(
         )
     except BaseException:
         if workdir is not None:
-            shutil.rmtree(workdir, ignore_errors=True)
+            _remove_tree(workdir)
         if group is not None:
             group.remove()
         if lease is not None:

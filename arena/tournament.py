@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import multiprocessing.connection
 import queue
+import signal
 import threading
 import time
 from collections import Counter
@@ -36,6 +37,7 @@ from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
 from arena.standing import out_of_match, standing
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
+from arena.sandbox import stop_all as stop_all_bots
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
 from arena.storage import FaultRow, GameRow, Store, content_sha256, seat_results
 from arena.tournament_file import TournamentSpec
@@ -423,12 +425,21 @@ def _die_with_parent(coordinator: int) -> None:
         os._exit(1)
 
 
+def _stop_quietly(signum: int, frame: object) -> None:
+    """A worker's SIGINT (a Ctrl-C to the terminal, or the coordinator stopping early): leave the
+    job now, through the ``with`` blocks that stop its bots and remove their folders, without
+    a traceback; a second SIGINT must not cut that clean-up short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise SystemExit(130)
+
+
 def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, config: RefereeConfig,
                  game_name: str, game_config: GameConfig) -> None:
     """A worker process: its own CPU (when there are enough), its own ZeroMQ context and referee;
     plays the jobs it is sent on its own pipe until it gets ``None``.  Pipes of its own, and no
     lock shared with other workers, so that killing it harms nothing but its own job."""
     _die_with_parent(coordinator)
+    signal.signal(signal.SIGINT, _stop_quietly)
     affinity.pin(cpu)  # before the referee's I/O thread starts
     game = get_game(game_name)
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -444,14 +455,19 @@ def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, co
                 return
 
     threading.Thread(target=read, daemon=True).start()
-    with Referee(config) as referee:
-        while (message := inbox.get()) is not None:
-            number, job = message
-            results.send(("start", number))
-            try:
-                play_job(referee, job, game, game_config, lambda kind, payload: results.send((kind, payload)))
-            finally:
-                results.send(("job", number))
+    try:
+        with Referee(config) as referee:
+            while (message := inbox.get()) is not None:
+                number, job = message
+                results.send(("start", number))
+                try:
+                    play_job(referee, job, game, game_config, lambda kind, payload: results.send((kind, payload)))
+                finally:
+                    results.send(("job", number))
+    finally:
+        # A SIGINT can land inside a bot's clean-up and cut it short; and a forked process
+        # leaves without running atexit hooks: sweep up what is left of this worker's bots.
+        stop_all_bots()
 
 
 def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
@@ -553,6 +569,13 @@ class _Worker:
         self.stop()
         return unstarted
 
+    def interrupt(self) -> None:
+        """Have it leave its job now, cleaning up (see :func:`_stop_quietly`), rather than finish
+        it: asked to stop, a worker finishes its job first, and is killed after 5 s."""
+        if self.process.is_alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.process.pid, signal.SIGINT)
+
     def stop(self) -> None:
         """Ask it to exit, and make sure it does."""
         try:
@@ -645,6 +668,13 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
                     replacement = pool[pool.index(worker)] = _Worker(context, worker.cpu, args)
                     next_job(replacement)
                     next_job(replacement)
+    except BaseException:
+        # Stopped early (SIGTERM, which reaches this process alone, or an error here): a Ctrl-C
+        # has reached the workers already, the rest must be passed on, or each worker played its
+        # job to the end, was killed after 5 s, and left its bots' folders behind.
+        for worker in pool:
+            worker.interrupt()
+        raise
     finally:
         for worker in pool:
             worker.stop()

@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -321,6 +322,11 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
 
 
+def bot_folders() -> set[Path]:
+    """The working folders of the bots of `random_tournament` (named p0, p1, ...) in the temp folder."""
+    return set(Path(tempfile.gettempdir()).glob("arena-p[0-9]-*"))
+
+
 def run_until_games_are_stored(tmp_path: Path, name: str, workers: int,
                                cluster: bool = False) -> tuple[subprocess.Popen, list[str], Path]:
     """`arena run` of a 60-game tournament (one table, 20 games per seat rotation, so bots start
@@ -352,6 +358,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     cancelled task), and running the same command again plays only the rest."""
     if cluster:
         pytest.importorskip("distributed")
+    before = bot_folders()
     proc, command, db = run_until_games_are_stored(tmp_path, "ctrlc", workers, cluster)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)  # one Ctrl-C is enough (Referee.close cannot hang)
@@ -362,6 +369,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
                     "run the same command again to play the rest"), err
     assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
     assert all(line.startswith("warning: ") for line in err.strip().splitlines()[:-1]), err
+    assert bot_folders() == before  # every bot's working folder removed
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 6 <= kept < 60
@@ -374,11 +382,15 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
 def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Path, workers: int) -> None:
     """`kill PID` (SIGTERM to the coordinator alone, as a service manager sends it) stops a run
     as Ctrl-C does: the games so far are kept, one line says how to resume, status 143."""
+    before = bot_folders()
     proc, command, db = run_until_games_are_stored(tmp_path, "term", workers)
     proc.terminate()
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
     assert "Traceback" not in err, err
+    # SIGTERM reaches the coordinator alone: it passes the stop on to its workers, which left
+    # their bots' working folders behind (killed after playing their job on for 5 s).
+    assert bot_folders() == before
     assert err.strip().splitlines()[-1] == (f"terminated: the games finished so far are stored in {db}; "
                                             "run the same command again to play the rest"), err
     rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
