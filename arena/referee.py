@@ -511,8 +511,8 @@ def _kept_log(text: str, *, faulted: bool, spent: int) -> str:
     left = max(MATCH_LOG_CHARS - spent, SPENT_LOG_CHARS)
     if left < limit:
         limit = left
-        why = (f"this bot's stored stderr has reached {MATCH_LOG_CHARS} characters in this match, so a "
-               f"game keeps at most its last {left}")
+        why = (f"this bot had stored {spent} of the {MATCH_LOG_CHARS} characters of stderr a match keeps, "
+               f"so this game keeps at most its last {left}")
     if len(text) <= limit:
         return text
     kept = text[-limit:]

@@ -285,7 +285,7 @@ def test_a_seats_stderr_over_a_match_is_bounded(monkeypatch: pytest.MonkeyPatch)
         assert text.rstrip().endswith("deliberate crash on the third decision")
         assert g.record["logs"]["0"] == text
         note, tail = text.split("\n", 1)
-        assert note.startswith("[") and "reached 300 characters in this match" in note
+        assert note.startswith("[") and "of the 300 characters of stderr a match keeps" in note
         kept.append(len(tail))
     assert kept[0] == 300  # the first game spends the whole budget (a traceback is longer)
     assert kept[1:] == [120] * (len(kept) - 1)  # then each game keeps the short tail
