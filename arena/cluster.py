@@ -174,10 +174,13 @@ def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
         return _referees[config], _cache
 
 
+Events = list[tuple[str, Any]]  # one match's events, in order: its games, then its end
+
+
 def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
-                game_name: str, game_config: GameConfig, stream: str | None = None) -> list[tuple[str, Any]]:
+                game_name: str, game_config: GameConfig, stream: str | None = None) -> list[Events]:
     """The Dask task: play one job here, hand each finished match's events to the queue named
-    ``stream``, and return the events it could not hand over.
+    ``stream``, and return the matches it could not hand over.
 
     The executing thread, and so the bots it starts, keep to this worker's CPU for the task, as
     a local worker does: unpinned, a table's wake-ups cross CPUs and cost more than twice as much."""
@@ -189,13 +192,13 @@ def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], confi
 
 
 def _play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
-                 game_name: str, game_config: GameConfig, stream: str | None) -> list[tuple[str, Any]]:
+                 game_name: str, game_config: GameConfig, stream: str | None) -> list[Events]:
     referee, cache = _worker_state(config)
     here = {spec: unship(bot, cache) for spec, bot in bots}
     job = [replace(task, bots=tuple(here[b] for b in task.bots)) for task in tasks]
     queue = _queue(stream)
-    playing: dict[str, list[tuple[str, Any]]] = {}  # match id -> its events so far
-    unsent: list[tuple[str, Any]] = []
+    playing: dict[str, Events] = {}  # match id -> its events so far
+    unsent: list[Events] = []
 
     def emit(kind: str, payload: Any) -> None:
         if kind == "game":  # the coordinator has the task; send only what it lacks
@@ -206,11 +209,11 @@ def _play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], conf
         if kind != "game":  # the match is over, played or failed: hand it over whole
             events = playing.pop(match_id)
             if queue is None or not _put(queue, events):
-                unsent.extend(events)
+                unsent.append(events)
 
     # Called in the worker's executing thread, which outlives the bots it starts.
     play_job(referee, job, get_game(game_name), game_config, emit)
-    return unsent + [event for events in playing.values() for event in events]
+    return unsent + list(playing.values())
 
 
 def _match_of(kind: str, payload: Any) -> str:
@@ -229,7 +232,7 @@ def _queue(name: str | None) -> Any:
         return None
 
 
-def _put(queue: Any, events: list[tuple[str, Any]]) -> bool:
+def _put(queue: Any, events: Events) -> bool:
     """Hand one match's events to the coordinator; False if the scheduler did not take them."""
     try:
         # A queue's items must be msgpack data: the reports go pickled, as a task's result would.
@@ -314,7 +317,7 @@ def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: Refer
     log.info("%d jobs submitted to %s", len(futures), client.scheduler.address)
     taken: set[str] = set()  # matches handed on in this run
 
-    def take(events: list[tuple[str, Any]]) -> None:
+    def take(events: Events) -> None:
         """Hand on one match's events, unless that match was handed on already."""
         if not events:
             return
@@ -341,7 +344,7 @@ def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: Refer
         for future in [f for f in futures if f.done()]:
             job = futures.pop(future)
             try:
-                events = future.result()
+                matches = future.result()
             except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: its matches are missing, the rest go on
                 for task in job:
                     if task.match_id not in taken:
@@ -351,8 +354,5 @@ def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: Refer
                 continue
             finally:
                 future.release()
-            by_match: dict[str, list[tuple[str, Any]]] = {}
-            for kind, payload in events:
-                by_match.setdefault(_match_of(kind, payload), []).append((kind, payload))
-            for match_events in by_match.values():
-                take(match_events)
+            for events in matches:
+                take(events)

@@ -123,6 +123,25 @@ def test_finished_matches_are_stored_while_their_job_plays(tmp_path: Path) -> No
     assert results_of(db) == results_of_local(tmp_path, text)
 
 
+def test_matches_the_queue_did_not_take_come_with_the_jobs_result(tmp_path: Path, monkeypatch) -> None:
+    """When the scheduler's queue refuses a match, the job returns it instead: the coordinator
+    stores the same games, each once (an in-process cluster, so the refusal can be arranged)."""
+    import arena.cluster
+
+    refused: list[str] = []
+
+    def refuse(queue, events) -> bool:
+        refused.append(arena.cluster._match_of(*events[-1]))
+        return False
+
+    monkeypatch.setattr(arena.cluster, "_put", refuse)
+    text = random_field(3, games=2, name="fallback")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        outcome = run_tournament(tmp_path, text, "fallback.db", workers=1, cluster=cluster.scheduler_address)
+    assert outcome.errors == [] and outcome.played == 6 and len(refused) == 6
+    assert results_of(tmp_path / "fallback.db") == results_of_local(tmp_path, text)
+
+
 def results_of_local(tmp_path: Path, text: str) -> list:
     run_tournament(tmp_path, text, "local.db", workers=1)
     return results_of(tmp_path / "local.db")
