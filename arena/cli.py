@@ -519,8 +519,8 @@ def _sigint_here_only() -> Iterator[None]:
     coordinator = os.getpid()
 
     def handle(signum: int, frame: object) -> None:
-        if os.getpid() != coordinator:
-            raise SystemExit(130)
+        if os.getpid() != coordinator:  # a worker forked before it set exit_quietly itself
+            exit_quietly(signum, frame)
         raise KeyboardInterrupt
 
     def terminate(signum: int, frame: object) -> None:
@@ -532,7 +532,7 @@ def _sigint_here_only() -> Iterator[None]:
 
     import signal
 
-    from arena.signals import sigint
+    from arena.signals import exit_quietly, sigint
 
     previous = signal.signal(signal.SIGTERM, terminate)
     try:

@@ -44,3 +44,11 @@ def children_ignore_sigint() -> Iterator[None]:
             yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # the handler is back: a waiting Ctrl-C lands now
+
+
+def exit_quietly(signum: int, frame: Any) -> None:
+    """SIGINT in a worker (a Ctrl-C to the terminal, or its coordinator stopping early): leave
+    through the ``with`` blocks that stop its bots and remove their folders, without a traceback
+    (``SystemExit``); a second SIGINT must not cut that clean-up short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise SystemExit(130)

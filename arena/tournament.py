@@ -38,6 +38,7 @@ from arena.standing import out_of_match, standing
 from arena.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.sandbox import stop_all as stop_all_bots
+from arena.signals import exit_quietly
 from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
 from arena.storage import FaultRow, GameRow, Store, content_sha256, seat_results
 from arena.tournament_file import TournamentSpec
@@ -425,21 +426,13 @@ def _die_with_parent(coordinator: int) -> None:
         os._exit(1)
 
 
-def _stop_quietly(signum: int, frame: object) -> None:
-    """A worker's SIGINT (a Ctrl-C to the terminal, or the coordinator stopping early): leave the
-    job now, through the ``with`` blocks that stop its bots and remove their folders, without
-    a traceback; a second SIGINT must not cut that clean-up short."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise SystemExit(130)
-
-
 def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, config: RefereeConfig,
                  game_name: str, game_config: GameConfig) -> None:
     """A worker process: its own CPU (when there are enough), its own ZeroMQ context and referee;
     plays the jobs it is sent on its own pipe until it gets ``None``.  Pipes of its own, and no
     lock shared with other workers, so that killing it harms nothing but its own job."""
     _die_with_parent(coordinator)
-    signal.signal(signal.SIGINT, _stop_quietly)
+    signal.signal(signal.SIGINT, exit_quietly)
     affinity.pin(cpu)  # before the referee's I/O thread starts
     game = get_game(game_name)
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -570,8 +563,8 @@ class _Worker:
         return unstarted
 
     def interrupt(self) -> None:
-        """Have it leave its job now, cleaning up (see :func:`_stop_quietly`), rather than finish
-        it: asked to stop, a worker finishes its job first, and is killed after 5 s."""
+        """Have it leave its job now, cleaning up (see :func:`arena.signals.exit_quietly`), rather
+        than finish it: asked to stop, a worker finishes its job first, and is killed after 5 s."""
         if self.process.is_alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.process.pid, signal.SIGINT)
