@@ -151,24 +151,29 @@ def _worker_cpu() -> int | None:
         return _cpu[0]
 
 
+def _set_up_reporting() -> None:
+    """How this worker process reports, set once.
+
+    Stopping a run cancels the task that plays here, and the worker then warns once per
+    cancelled task (the only warning of that logger, which Dask itself says happens only as a
+    worker closes): on a local cluster, a line of noise after every Ctrl-C.  Its errors still
+    show.  And a worker process starts afresh, without the CLI's reporting: the referee's fault
+    warnings went out through Python's last-resort handler, bot text unescaped, and sandbox
+    warnings in Python's two-line form.  Unless this worker's owner set up logging, it reports
+    as the CLI does (on a local cluster, to the organiser's terminal)."""
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+    if not logging.getLogger().handlers:
+        terminal.report_to_stderr("arena")
+
+
 def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
     """This worker process's referee (its own ZeroMQ context) and bot cache, made on first use
     (call it pinned, so that the referee's I/O thread keeps to the worker's CPU too)."""
     global _cache
     with _lock:
-        if _cache is None:
+        if _cache is None:  # this worker process's first task
             _cache = _bot_cache()
-            # Stopping a run cancels the task that plays here, and the worker then warns once
-            # per cancelled task (the only warning of this logger, which Dask itself says
-            # happens only as a worker closes): on a local cluster that was a line of noise
-            # after every Ctrl-C.  Its errors still show.
-            logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
-            # A worker process starts afresh, without the CLI's reporting: the referee's fault
-            # warnings went out through Python's last-resort handler, bot text unescaped, and
-            # sandbox warnings as Python's two-line form.  Unless this worker's owner set up
-            # logging, report as the CLI does (on a local cluster, to the organiser's terminal).
-            if not logging.getLogger().handlers:
-                terminal.report_to_stderr("arena")
+            _set_up_reporting()
         if config not in _referees:
             _referees[config] = Referee(config)
         return _referees[config], _cache
