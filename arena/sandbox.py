@@ -381,6 +381,40 @@ def reap_orphans() -> list[int]:
     return reaped
 
 
+_WORKDIR_OWNER = re.compile(r"-w([0-9]+)-[A-Za-z0-9_]+$")  # the pid in a workdir's name
+
+
+def remove_stale_workdirs() -> list[Path]:
+    """Remove the bot working folders whose maker has died (a referee or worker killed with
+    ``kill -9``, or by the OOM killer, cannot clean up); return them.
+
+    A folder's name carries the pid of the process that made it.  Only folders of this user's,
+    or of a bot uid as root, are judged: anyone can make folders in /tmp.  Run after
+    :func:`reap_orphans`, so that no stale bot still works in one."""
+    me, euid = os.getpid(), os.geteuid()
+    removed = []
+    for path in Path(tempfile.gettempdir()).glob("arena-*-w*-*"):
+        match = _WORKDIR_OWNER.search(path.name)
+        if match is None or int(match.group(1)) == me:
+            continue
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            continue
+        if info.st_uid != euid and not (euid == 0 and info.st_uid in UID_RANGE):
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+        except ProcessLookupError:
+            _remove_tree(path)
+            removed.append(path)
+        except (PermissionError, OverflowError):
+            pass  # alive (another user's), or no pid at all
+    return removed
+
+
 def _remove_stale_workdirs(uid: int) -> None:
     """Workdirs of a free uid were left by a referee that died before stop()."""
     for path in Path(tempfile.gettempdir()).glob("arena-*"):
@@ -836,7 +870,7 @@ def start_bot(
     group: cgroups.BotGroup | None = None
     filter_fd: int | None = None
     try:
-        workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-"))
+        workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
         _workdirs[workdir] = os.getpid()
         _own(workdir, uid)
         # The folder stays the referee's, searchable but not writable by the bot: a bot that

@@ -475,9 +475,32 @@ def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
     while sandbox._live_pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert sandbox._live_pids_of_uid(uid) == []
-    # Its workdir is left behind; the next lease of the uid removes it.
-    sandbox._remove_stale_workdirs(uid)
+    # Its workdir is left behind, named with the dead referee's pid: the next session removes it.
+    left = [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
+    assert [p.name for p in left] and all(f"-w{referee.pid}-" in p.name for p in left)
+    assert set(left) <= set(sandbox.remove_stale_workdirs())
     assert not [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
+
+
+def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A killed referee's folders go; a live process's folders, and folders not named by a
+    referee of ours, stay."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = int(gone.stdout)
+    stale = tmp_path / f"arena-p0-w{dead}-k2j_9x1q"
+    live = tmp_path / f"arena-p0-w{os.getppid()}-a8d0pq2z"
+    mine = tmp_path / f"arena-p1-w{os.getpid()}-zz0x1y2w"
+    other = [tmp_path / f"arena-p0-w{dead}", tmp_path / "arena-ref-w12x", tmp_path / f"arena-x-w{dead}-a-b"]
+    for folder in (stale, live, mine, *other):
+        folder.mkdir()
+    (stale / "notes.txt").write_text("a bot's file")
+    planted = tmp_path / f"arena-p2-w{dead}-f1f0f1f0"
+    planted.write_text("a file, not a folder")
+    assert sandbox.remove_stale_workdirs() == [stale]
+    assert not stale.exists()
+    assert all(p.exists() for p in (live, mine, planted, *other))
 
 
 # --- modes and uids ---------------------------------------------------------------------------
