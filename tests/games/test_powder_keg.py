@@ -352,6 +352,36 @@ def test_kq18_r18_nothing_else_opens_a_window():
     assert move(s) == (2, "KD1") and not any(d[1]["type"] in ("pass", "veto") for d in s.decisions)
 
 
+def test_r18_kq18_no_window_after_a_gift_a_pick_or_a_handover():
+    """R18, KQ18: once a Favour, pair or triple has its effect, the card that moves opens no new veto window."""
+    chance = ScriptChance(picks=[1])  # the pair takes seat 2's 3, so seat 2 keeps its Q
+    s = position(3, [["9", "4", "4", "5", "5", "5"], ["Q", "Bk", "2"], ["Q", "3"]], FILL3, chance=chance)
+
+    def play_window():  # the play's own window: the two Q holders are asked, clockwise from seat 1
+        assert move(s) == (1, "KD2")
+        act(s, type="pass")
+        assert move(s) == (2, "KD2")
+        act(s, type="pass")
+
+    act(s, type="favour", target=1)
+    play_window()
+    assert move(s) == (1, "KD3")
+    start = len(s.log)
+    act(s, type="give", card="2")
+    assert [e["type"] for e in s.log[start:]] == ["give"]
+    assert move(s) == (0, "KD1") and s.observation(1)["chain"] is None and hand(s, 1) == ["Bk", "Q"]
+    act(s, type="pair", card="4", target=2)
+    play_window()
+    assert [e["type"] for e in s.log[-2:]] == ["window", "steal"] and chance.calls == [("steal", ["Q", "3"])]
+    assert move(s) == (0, "KD1") and s.observation(2)["chain"] is None and hand(s, 2) == ["Q"]
+    act(s, type="triple", card="5", target=1, name="Bk")
+    play_window()
+    assert [e["type"] for e in s.log[-2:]] == ["window", "handover"]
+    assert move(s) == (0, "KD1") and hand(s, 0) == ["Bk", "3", "2"] and hand(s, 1) == ["Q"]
+    assert events(s, "veto") == [] and len(events(s, "window")) == 3  # one window per play, none after
+    assert [d for d in s.decisions if d[1]["type"] == "pass"] == [(1, {"type": "pass"}), (2, {"type": "pass"})] * 3
+
+
 def test_kq25_pair_of_vetoes_and_doubles_have_no_effect():
     """KQ25, R12a, R7(b): pairs of Q or J are plain pairs: they steal, cancel nothing and end no turn."""
     chance = ScriptChance(picks=[0, 0])
@@ -412,6 +442,30 @@ def test_kq8_skip_keeps_d_then_double_stacks():
     assert events(s, "skip")[-1] == {"type": "skip", "seat": 1}
     act(s, type="play", card="J")
     assert (s.cur, s.T, s.D) == (2, 3, True)
+
+
+@pytest.mark.parametrize("active, current, following", [([0, 3, 4], 0, 3), ([2, 3, 4], 4, 2)])
+def test_r8_r14_r17_eliminated_seats_are_passed_over(active, current, following):
+    """R8, R14, R17: a Double, the end of a turn and an elimination hand play past eliminated seats."""
+
+    def table(cards, pile, **kw):  # 5 seats, two of them out; every active seat holds a card
+        hands = [["3"] if seat in active else [] for seat in range(5)]
+        hands[current] = cards
+        return position(5, hands, pile, active=active, current=current, **kw)
+
+    s = table(["J"], ["5", "K", "K"])
+    act(s, type="play", card="J")  # R8: the Double goes to the next active seat
+    assert events(s, "double")[-1] == {"type": "double", "seat": current, "next": following, "T": 2}
+    assert (s.cur, s.T, s.D) == (following, 2, True) and move(s) == (following, "KD1")
+    s = table(["2"], ["5", "K", "K"])
+    act(s, type="draw")  # R14: the turn passes to the next active seat
+    assert events(s, "turn")[-1] == {"type": "turn", "seat": following, "T": 1, "D": False}
+    assert (s.cur, s.T, s.D) == (following, 1, False) and move(s) == (following, "KD1")
+    s = table(["2"], ["K", "5", "K"], T=2, D=True)
+    act(s, type="draw")  # R17: a King without a bucket; the next active seat starts a normal turn
+    assert s.observation(following)["active"] == [seat for seat in active if seat != current]
+    assert events(s, "turn")[-1] == {"type": "turn", "seat": following, "T": 1, "D": False}
+    assert (s.cur, s.T, s.D) == (following, 1, False) and move(s) == (following, "KD1")
 
 
 def test_kq39_two_players_double_points_at_the_other():
@@ -614,6 +668,19 @@ def test_kq29_pair_pick_is_uniform_over_cards():
     assert 600 < counts["Bk"] < 900 and 2100 < counts["2"] < 2400
 
 
+def test_r12a_pair_of_skips_skips_nothing():
+    """R12a, KQ25: a pair of 10s only steals a card; it ends no turn, so the turn still ends with its draw."""
+    chance = ScriptChance(picks=[0])
+    s = position(3, [["10", "10", "2"], ["3"], ["4"]], FILL3, chance=chance, T=2, D=True)
+    act(s, type="pair", card="10", target=1)
+    assert events(s, "window")[-1]["outcome"] == "resolved"
+    assert events(s, "steal")[-1] == {"type": "steal", "seat": 0, "target": 1, "moved": True}
+    assert events(s, "skip") == [] and hand(s, 0) == ["3", "2"] and pile_of(s) == FILL3
+    assert move(s) == (0, "KD1") and (s.cur, s.T, s.D) == (0, 2, True)
+    act(s, type="draw")
+    assert (s.cur, s.T, s.D) == (0, 1, True)
+
+
 def test_kq28_pair_and_triple_against_empty_hand():
     """KQ28, R12a, R12b: legal; nothing moves; the cards are spent; no chance event."""
     chance = ScriptChance()
@@ -696,6 +763,33 @@ def test_clarification3_insert_into_empty_pile():
     assert pile_of(s) == ["K"] and s.decisions[-1] == (0, {"type": "insert", "index": 0})
 
 
+def test_r22_kq12_only_the_inserter_learns_where_the_king_went():
+    """R22, KQ12, R16: the inserter sees its range and, later, its index; others only the fact and the new size."""
+    s = position(3, [["Bk", "2"], ["3"], ["4"]], ["K", "5", "6", "K"])
+    act(s, type="draw")
+    for seat in (None, 0, 1, 2):
+        assert events(s, "draw", seat)[-1] == {"type": "draw", "seat": 0, "card": "K", "pile": 3}
+    assert move(s) == (0, "KD4") and s.legal_actions() == [{"type": "insert", "index": p} for p in range(4)]
+    mine, theirs = s.observation(0), s.observation(1)
+    assert mine["decision"] == "KD4" and mine["insert"] == {"min": 0, "max": 3} and mine["hand"] == ["2"]
+    assert theirs["decision"] is None and theirs["insert"] == {"min": 0, "max": 3}
+    # the inserter sees no more of the table than the others: only its own hand and the decision differ
+    assert {k for k in mine if mine[k] != theirs[k]} == {"seat", "hand", "decision"}
+    after = {}
+    for p in range(4):
+        t = s.clone()
+        act(t, type="insert", index=p)
+        after[p] = t
+        assert events(t, "insert", 0)[-1] == {"type": "insert", "seat": 0, "pile": 4, "index": p}
+        for seat in (None, 1, 2):
+            assert events(t, "insert", seat)[-1] == {"type": "insert", "seat": 0, "pile": 4}
+    assert pile_of(after[0]) == ["K", "5", "6", "K"] != pile_of(after[3])  # the choices differ ...
+    for seat in (1, 2):  # ... but not in anything another seat can see
+        assert all(t.observation(seat) == after[0].observation(seat) for t in after.values())
+        assert all(t.events(seat) == after[0].events(seat) for t in after.values())
+    assert len({json.dumps(t.events(0)) for t in after.values()}) == 4  # the inserter remembers its index
+
+
 def test_r21_kq33_invariant_in_random_games():
     """R21, KQ33: Kings in the pile = active - 1 at every KD1 (active - 2 while a King waits at KD4)."""
     for seed in range(60):
@@ -744,6 +838,31 @@ def test_r23_kq34_kq35_kd5_five_different():
     assert hand(s, 0) == ["Q"] and move(s) == (0, "KD1")
     assert s.observation(1)["discard"] == ["K", "6", "6", "Bk", "Q", "J", "10", "2", "Q"]
     assert events(s, "double") == []  # the five cards have no effect of their own
+
+
+def test_kq30_five_different_take_is_seen_by_every_seat():
+    """KQ30, R23, KQ34: every seat sees which card the five-different player took, not the rest of its hand."""
+
+    def game(kept):  # seat 0 keeps one card out of the five; nobody holds a Q, so the window closes at once
+        s = position(3, [["Bk", "Q", "J", "10", "2", kept], ["3"], ["4"]], FILL3, variants=(FIVE,),
+                     discard=["6"])
+        act(s, type="five", cards=["Bk", "Q", "J", "10", "2"])
+        assert move(s) == (0, "KD5")
+        act(s, type="take", card="J")
+        return s
+
+    s = game("7")
+    assert "private" not in s.log[-1]
+    for seat in (None, 0, 1, 2):
+        assert events(s, "take", seat) == [{"type": "take", "seat": 0, "card": "J"}]
+    for seat in (0, 1, 2):
+        assert s.observation(seat)["discard"] == ["6", "Bk", "Q", "10", "2"]
+        assert s.observation(seat)["hand_sizes"] == [2, 1, 1]
+    assert hand(s, 0) == ["J", "7"] and move(s) == (0, "KD1")
+    other = game("3")  # the kept card differs: the other seats cannot tell
+    for seat in (1, 2):
+        assert other.observation(seat) == s.observation(seat) and other.events(seat) == s.events(seat)
+    assert other.observation(0)["hand"] != s.observation(0)["hand"]
 
 
 def test_r23_five_is_not_a_play_without_the_variant():
