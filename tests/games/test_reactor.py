@@ -10,8 +10,9 @@ from collections import Counter
 import pytest
 from reactor_helpers import STOP, deck_chance, hand, label, labels, last, of_type, order_with, pile, play, position
 
-from arena.games.base import ConfigError, Decision, GameConfig, GameError, IllegalAction
+from arena.games.base import ConfigError, Decision, GameConfig, GameError, GameResult, IllegalAction
 from arena.games.chance import ReplayChance, ReplayError, SeededChance
+from arena.games.match import Match
 from arena.games.reactor import (
     ACTIONS,
     CODES,
@@ -291,6 +292,26 @@ def test_rq23_wash_starter_ignores_direction():
     assert s.to_move() == Decision(2, "RD1")
 
 
+def test_r19_rq23_wash_after_the_starter_left():
+    """R19, RQ23, RQ18, R18: the washed round's starter is out, so the first ACTIVE seat to its left
+    starts the next round (not the seat right of it, not the last player), and that round runs LEFT."""
+    s = position(5, [["4"], ["5", "6"], [], [], ["8"]], [], tokens=[3, 3, 0, 3, 3], meter=0, current=1,
+                 starter=1, direction=-1, chance=deck_chance(DECK))
+    s.forfeit(1, "timeout")  # the round's starter leaves mid-round
+    assert s.to_move() == Decision(0, "RD1")  # RIGHT of seat 1
+    s.apply(play("4"))
+    assert s.to_move() == Decision(4, "RD1")
+    s.apply(play("8"))
+    assert of_type(s, "wash") == [{"type": "wash", "round": 1}]
+    assert s.tokens == [3, 0, 0, 3, 3] and s.eliminated == [2, 1]
+    # Left of seat 1: seat 2 is out, so seat 3 starts (it held no card in the washed round).
+    assert last(s, "round") == {"type": "round", "round": 2, "starter": 3, "pile": 51}
+    assert (s.starter, s.direction, s.meter) == (3, 1, 0)
+    assert s.to_move() == Decision(3, "RD1") and [len(h) for h in s.hands] == [3, 0, 0, 3, 3]
+    s.apply(play("4"))
+    assert s.to_move() == Decision(4, "RD1")  # LEFT of seat 3; RIGHT would have been seat 0
+
+
 # -- Setup and structure ----------------------------------------------------------------------------
 
 
@@ -529,6 +550,30 @@ def test_rq7_rq11_two_players_back_and_forth():
     assert s.to_move() == Decision(0, "RD1") and s.q == 2
 
 
+def test_rq6_meter_published_after_each_of_the_two_plays():
+    """RQ6, R8, R12, R22: under Pass the Buck each play is checked at the meter of its own moment and its
+    meter reaches every seat's events before the next play is asked for; the one draw-up comes last."""
+    s = position(3, [["4", "5", "6"], ["10", "9", "VS"], ["CB", "CB", "4"]], ["8", "7"], meter=80, current=1,
+                 required=2)
+    start = len(s.log)
+    assert labels(s) == ["9", "10", "VS"]
+    s.apply(play("10"))
+    first = {"type": "play", "seat": 1, "card": "10", "meter": 90}
+    for seat in (0, 1, 2, None):
+        assert s.events(seat, start) == [first]
+    assert [s.observation(seat)["meter"] for seat in range(3)] == [90, 90, 90]
+    # The second required play is checked at 90: the 10 is gone and 9 still fits.
+    assert s.to_move() == Decision(1, "RD1") and labels(s) == ["9", "VS"]
+    s.apply(play("9"))
+    second = {"type": "play", "seat": 1, "card": "9", "meter": 99}
+    draw = {"type": "draw", "seat": 1, "count": 2}
+    for seat in (0, 2, None):
+        assert s.events(seat, start) == [first, second, draw]
+    assert s.events(1, start) == [first, second, {**draw, "cards": ["8", "7"]}]
+    assert s.to_move() == Decision(2, "RD1") and s.observation(2)["plays"][-2:] == [
+        {"seat": 1, "card": "10", "meter": 90}, {"seat": 1, "card": "9", "meter": 99}]
+
+
 def test_rq9_pass_the_bucks_do_not_stack():
     """RQ9, R14: two Pass the Bucks in one turn still mean exactly 2 plays for the next turn."""
     s = position(3, [["PB", "PB", "5"], ["4", "6", "7"], ["8", "8", "8"]], ["9", "9", "9", "10"], meter=40,
@@ -542,6 +587,28 @@ def test_rq9_pass_the_bucks_do_not_stack():
     s.apply(play("6"))
     # Only two: C's turn follows with a single required play.
     assert s.to_move() == Decision(2, "RD1") and s.q == 1
+
+
+def test_rq9_bounce_plus_overclock_extra_still_owes_two():
+    """RQ9, R14, RQ10, RQ13: a Pass the Buck bounced as a required play and another as an Overclock's
+    extra do not add up: the next player owes exactly 2 plays and the one after that owes 1."""
+    s = position(3, [["PB", "OC", "PB"], ["4", "5", "6"], ["8", "8", "8"]], ["9", "9", "9", "10"], meter=10,
+                 required=2)
+    s.apply(play("PB"))  # the bounce: one of A's own two required plays
+    assert s.to_move() == Decision(0, "RD1") and (s.q, s.pending) == (2, True)
+    s.apply(play("OC"))
+    assert s.to_move() == Decision(0, "RD2") and labels(s) == ["PB", "STOP"]
+    s.apply(play("PB"))  # the Overclock's extra: the second Pass the Buck of the turn
+    assert s.meter == 17 and hand(s, 0) == ["9", "9", "9"]
+    assert s.to_move() == Decision(1, "RD1")
+    obs = s.observation(2)
+    assert (obs["required"], obs["bonus"], obs["play"], obs["pending"]) == (2, 0, 1, False)
+    s.apply(play("4"))
+    assert s.to_move() == Decision(1, "RD1") and "STOP" not in labels(s)
+    s.apply(play("5"))
+    # Exactly two: B's turn is over (B drew the last card) and C owes a single play.
+    assert s.meter == 26 and hand(s, 1) == ["6", "10"]
+    assert s.to_move() == Decision(2, "RD1") and s.observation(0)["required"] == 1
 
 
 def test_rq10_pass_the_buck_as_overclock_extra():
@@ -567,6 +634,21 @@ def test_rq11_burden_follows_a_reverse_in_the_same_turn():
     s.apply(play("PB"))
     s.apply(play("RP"))
     assert s.to_move() == Decision(2, "RD1") and s.q == 2 and s.direction == -1
+
+
+def test_r15_two_active_players_among_five_seats():
+    """R15, RQ16, RQ17, R13: with only two of five seats still in, a Reverse flips the direction but the
+    other active player still plays next (no skip, no extra turn), whichever way round the search goes."""
+    s = position(5, [["RP", "4", "5"], ["RP", "6", "7"], [], [], []], ["9", "9", "9", "8", "8"],
+                 tokens=[3, 3, 0, 0, 0], meter=0)
+    s.apply(play("RP"))
+    # RIGHT from seat 0 passes the eliminated seats 4, 3 and 2 and still reaches seat 1.
+    assert (s.direction, s.meter) == (-1, 0)
+    assert s.to_move() == Decision(1, "RD1") and (s.q, s.k) == (1, 1) and hand(s, 0) == ["4", "5", "9"]
+    s.apply(play("RP"))
+    assert s.direction == 1 and s.to_move() == Decision(0, "RD1") and hand(s, 1) == ["6", "7", "9"]
+    s.apply(play("4"))
+    assert s.to_move() == Decision(1, "RD1")
 
 
 def test_rq11_rq12_only_holder_owes_two_then_lapse():
@@ -705,6 +787,32 @@ def test_cap_max_decisions_forfeits_not_counted():
         s.apply(play("4"))
 
 
+def test_cap_max_decisions_comes_before_any_automatic_step():
+    """Safety cap: the game ends right after the capping decision, so nothing it would have caused
+    happens: no draw-up, no hand-over, no overload, no wash, no new deal."""
+    hands = [["10", "5", "5"], ["9", "9", "9"]]
+    # Without the cap, the 10 brings A's draw-up and B's overload (and a new round).
+    free = position(2, hands, ["4"], meter=85, chance=deck_chance(DECK))
+    free.apply(play("10"))
+    assert of_type(free, "draw") and of_type(free, "overload") and free.round == 2
+    chance = deck_chance(DECK)
+    s = position(2, hands, ["4"], meter=85, decisions_made=4, max_decisions=5, chance=chance)
+    s.apply(play("10"))
+    assert s.log[-2:] == [
+        {"type": "play", "seat": 0, "card": "10", "meter": 95},
+        {"type": "end", "reason": "cap", "winner": None, "places": [1, 1], "capped": True},
+    ]
+    assert hand(s, 0) == ["5", "5"] and pile(s) == ["4"] and s.tokens == [3, 3] and s.round == 1
+    assert not of_type(s, "draw") and not of_type(s, "overload") and chance.pos == 0
+    assert s.to_move() is None and s.observation(1)["current"] is None
+    assert s.result() == GameResult((1, 1), None, True, (), "cap")
+    # The last card of the round as the capping decision: no wash and no deal either.
+    s = position(3, [["4"], [], []], [], meter=0, max_decisions=1, chance=ReplayChance([]))
+    s.apply(play("4"))
+    assert s.log[-1]["type"] == "end" and s.result().capped and s.result().places == (1, 1, 1)
+    assert not of_type(s, "wash") and s.round == 1
+
+
 # -- Forfeits (harness rule) ------------------------------------------------------------------------
 
 
@@ -830,6 +938,30 @@ def test_forfeits_rank_last_and_tie():
     s.forfeit(0, "crash")
     s.forfeit(s.to_move().seat, "crash")
     assert s.result().places == (2, 2, 1) and s.result().winner == 2
+
+
+# -- Matches ----------------------------------------------------------------------------------------
+
+
+def test_match_starter_rotates_left_and_is_never_random():
+    """R4, RQ31, RE2: in a match game 1 starts at the configured seat, each later game one seat to the
+    left; a match refuses a random starter, though a single game may still draw one."""
+    m = Match(REACTOR, GameConfig(players=3, starter=1, points=5))
+    starters = []
+    for index in range(4):
+        assert not m.over
+        cfg = m.next_config()
+        s = REACTOR.new_game(cfg, SeededChance(index))
+        assert s.log[0] == {"type": "round", "round": 1, "starter": cfg.starter, "pile": 51}
+        assert s.to_move() == Decision(cfg.starter, "RD1")
+        starters.append(cfg.starter)
+        m.record(finish_randomly(s, index).result())
+    assert starters == [1, 2, 0, 1]
+    with pytest.raises(ConfigError, match="starter"):
+        Match(REACTOR, GameConfig(players=3, starter=None))
+    chance = SeededChance(4)
+    single = REACTOR.new_game(GameConfig(players=3, starter=None), chance)
+    assert chance.log[0]["what"] == "starter" and single.starter == chance.log[0]["index"]
 
 
 # -- Replay, information, API -----------------------------------------------------------------------
