@@ -243,9 +243,22 @@ def _put(queue: Any, events: Events) -> bool:
         # A queue's items must be msgpack data: the reports go pickled, as a task's result would.
         queue.put(pickle.dumps(events, protocol=pickle.HIGHEST_PROTOCOL), timeout=60)
     except Exception as exc:  # noqa: BLE001 - the job's result carries them instead
-        log.warning("could not hand a match to the coordinator early (%s): it comes with the job's end", exc)
+        if not _stopping(queue):  # a run being stopped (Ctrl-C) takes no more matches: nothing to say
+            log.warning("could not hand a match to the coordinator early (%s): it comes with the job's end", exc)
         return False
     return True
+
+
+def _stopping(queue: Any) -> bool:
+    """Whether this worker, or its connection to the scheduler, is shutting down."""
+    client = getattr(queue, "client", None)
+    if getattr(client, "status", "running") != "running":
+        return True
+    try:
+        worker = _distributed().get_worker()
+    except ValueError:  # not on a worker
+        return False
+    return getattr(worker.status, "name", "running") != "running"
 
 
 # -- on the coordinator ---------------------------------------------------------------------------
