@@ -489,10 +489,11 @@ def run(
         bar.close()
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}", err=to_stderr)
-    for error in outcome.errors:
-        typer.echo(f"error: {error}", err=True)
     typer.echo(format_table(outcome.leaderboard, fmt).rstrip("\n"))  # echo adds the last newline
-    if outcome.errors:
+    if outcome.errors:  # each was reported as it happened: the run ends with what to do about them
+        count = f"{len(outcome.errors)} error" + ("s" if len(outcome.errors) > 1 else "")
+        typer.echo(f"error: the run ended with {count} (above); the games played are stored: run the "
+                   "same command again to play what failed", err=True)
         raise typer.Exit(1)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from arena import affinity
 from arena import ratings as rating
-from arena.errors import ConfigError, StorageError, UnknownBot
+from arena.errors import ArenaError, ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
@@ -316,6 +316,7 @@ class Tournament:
                         later = f"round {rounds} was" if number + 1 == rounds else f"rounds {number + 1}-{rounds} were"
                         errors.append(f"swiss round {number} is incomplete, so {later} not paired; "
                                       "run the same command again to finish it")
+                        log.error("%s", errors[-1])
                         break
         if not errors:
             self.store.finish_tournament(self.id)
@@ -490,7 +491,8 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
             except StorageError:
                 raise  # the store can not take games (disk full, say): stop, a rerun resumes
             except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
-                log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
+                if not isinstance(exc, ArenaError):  # a fault of ours: its traceback is the bug report
+                    log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
                 for number, task in enumerate(tasks):
                     if number not in ended:
                         emit("error", (task.match_id, f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
