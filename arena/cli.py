@@ -454,6 +454,10 @@ def run(
         spec = load_tournament(file)
     except ConfigError as exc:  # the file named on the command line: a bad argument
         raise UsageError(str(exc)) from None
+    if cluster is not None:
+        from arena.cluster import check_address
+
+        check_address(cluster)
     # Warnings from the referee (faults, disqualifications) go to stderr; with several workers
     # multiprocessing-logging carries the workers' records to this process's handler.
     report_to_stderr()

@@ -44,6 +44,7 @@ import hashlib
 import logging
 import os
 import pickle
+import re
 import shutil
 import stat
 import sys
@@ -58,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import affinity, terminal
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
 from arena.registry import runnable
@@ -264,6 +265,20 @@ def _stopping(queue: Any) -> bool:
 # -- on the coordinator ---------------------------------------------------------------------------
 
 
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})")
+
+
+def check_address(address: str) -> None:
+    """Refuse a --cluster value that names no scheduler, before anything is started or stored
+    (Dask would fail later with a traceback, or wait its 30 s connect timeout on port 99999)."""
+    if address == "local":
+        return
+    match = _ADDRESS.fullmatch(address)
+    if match is None or not 0 < int(match.group(2)) < 65536:
+        raise UsageError(f"--cluster must be 'local' or a Dask scheduler's address such as "
+                         f"tcp://10.0.0.5:8786, not {address!r}")
+
+
 @contextmanager
 def connect(address: str, workers: int) -> Iterator[Any]:
     """A Dask client for ``address`` (``"local"``: a new cluster of ``workers`` processes here,
@@ -287,7 +302,7 @@ def connect(address: str, workers: int) -> Iterator[Any]:
                                                    dashboard_address=None)
         try:
             client = distributed.Client(cluster if cluster is not None else address)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise ArenaError(f"no Dask scheduler at {address}: {exc}") from None
         with client:
             yield client

@@ -183,6 +183,15 @@ def test_run_checks_the_format_before_playing(tmp_path: Path) -> None:
     assert not db.exists()  # nothing was played
 
 
+@pytest.mark.parametrize("address", ["bogus", "inproc://x", "tcp://127.0.0.1:99999", "10.0.0.5:8786/x"])
+def test_run_checks_the_cluster_address_before_playing(tmp_path: Path, address: str) -> None:
+    """A --cluster value that names no scheduler is a bad argument: one line at once, nothing stored."""
+    db = tmp_path / "a.db"
+    one_line_error(arena("run", str(random_tournament(tmp_path)), "--db", str(db), "--cluster", address), 2,
+                   "--cluster must be 'local' or a Dask scheduler's address", repr(address))
+    assert not db.exists()
+
+
 def test_a_run_refused_before_any_game_does_not_speak_of_stored_games(tmp_path: Path) -> None:
     """A bot name taken by the other game refuses the tournament before any game: the error says
     what to change, and does not claim that games were stored (as after a failure mid-run)."""
