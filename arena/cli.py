@@ -705,9 +705,15 @@ def tournaments(
         # only while a process plays it, else "interrupted" (running its file again resumes it).
         rows = [(t, t.status if t.status != "running" or store.being_played(t.id) else "interrupted")
                 for t in store.tournaments()]
+        # The spec keeps each bot's version as a row id of the database: show what `bots show` shows.
+        records = []
+        for t, status in rows:
+            spec = dict(t.spec)
+            versions = {name: store.bot_version(vid) for name, vid in spec.get("bot_versions", {}).items()}
+            spec["bot_versions"] = {name: {"version": v.version, "sha256": v.sha256} for name, v in versions.items()}
+            records.append({**asdict(t), "spec": spec, "status": status})
     _echo_listing(("id", "game", "status", "created"),
-                  [[t.id, t.game, status, t.created] for t, status in rows], fmt,
-                  [{**asdict(t), "status": status} for t, status in rows],
+                  [[t.id, t.game, status, t.created] for t, status in rows], fmt, records,
                   "no tournaments yet; run one with `arena run FILE`")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import hashlib
 import json
 import os
 import re
@@ -283,7 +284,11 @@ def test_json_option_of_run_ratings_and_tournaments(tmp_path: Path) -> None:
     assert done.exit_code == 0 and len(json.loads(done.stdout)) == 2, done.output
     assert runner.invoke(app, ["ratings", "--db", db, "--json"]).stdout == ok("ratings", "--db", db, "--format", "json")
     assert ok("ratings", "--db", db, "--json", "--format", "json") == ok("ratings", "--db", db, "--json")
-    assert [t["id"] for t in json.loads(ok("tournaments", "--db", db, "--json"))] == ["js"]
+    [listed] = json.loads(ok("tournaments", "--db", db, "--json"))
+    assert listed["id"] == "js"
+    # Each bot's version as `bots show` numbers it (both are version 1), not its database row id.
+    sha = hashlib.sha256(Path(RANDOM).read_bytes()).hexdigest()
+    assert listed["spec"]["bot_versions"] == {name: {"version": 1, "sha256": sha} for name in ("p0", "p1")}
     for command in ("ratings", "run"):
         args = [command, *([spec] if command == "run" else []), "--db", db, "--json", "--format", "csv"]
         one_line_error(arena(*args), 2, "--json and --format csv")
