@@ -415,7 +415,14 @@ def _sidecar(path: str, suffix: str) -> Path:
     of that file would drop SQLite's own POSIX locks).  Named after the real path, so that a
     symlink to the database shares its locks; hard links are refused (``_refuse_hard_links``)."""
     db = Path(os.path.realpath(path))
-    return db.with_name(f".{db.name}.{suffix}")
+    name = f".{db.name}.{suffix}"
+    if len(os.fsencode(name)) > _MAX_NAME:  # a long database name and tournament id: a hash of them
+        digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+        name = f".{os.fsencode(db.name)[:120].decode(errors='ignore')}.{digest}.lock"
+    return db.with_name(name)
+
+
+_MAX_NAME = 255  # bytes in a file name (NAME_MAX of Linux file systems)
 
 
 @contextmanager

@@ -612,6 +612,22 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
         assert Tournament(spec, store, db).run(workers=1).errors == []
 
 
+def test_long_database_and_tournament_names_still_get_their_locks(tmp_path: Path) -> None:
+    """A valid tournament id (64 characters) beside a long database name made a lock file name
+    over the file system's 255 bytes: the run failed with a traceback after storing the tournament."""
+    from arena.errors import StorageError
+
+    db, tid = tmp_path / ("d" * 200 + ".db"), "t" * 64
+    with Store(str(db)) as first, first.running(tid):
+        assert first.being_played(tid) and not first.being_played("t" * 63)
+        with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
+            with second.running(tid):
+                pass
+        with second.running("t" * 63):  # another tournament of the same database: its own lock
+            pass
+    assert not any(len(os.fsencode(p.name)) > 255 for p in tmp_path.iterdir())
+
+
 def test_arena_tournaments_tells_a_running_tournament_from_an_interrupted_one(tmp_path: Path) -> None:
     """A stopped run leaves its tournament unfinished: `arena tournaments` said "running" after a
     Ctrl-C or a kill; it now says so only while a process plays it, else "interrupted"."""
