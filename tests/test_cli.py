@@ -184,6 +184,19 @@ def test_run_checks_the_format_before_playing(tmp_path: Path) -> None:
     assert not db.exists()  # nothing was played
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["schema"], ["ratings"], ["games"]])
+def test_output_that_cannot_be_written_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    """Standard output on a full disk: one line and status 1, not a traceback (twice, at exit)."""
+    db = tmp_path / "a.db"
+    assert runner.invoke(app, ["run", str(random_tournament(tmp_path)), "--db", str(db), "--quiet"]).exit_code == 0
+    with open("/dev/full", "w") as full:
+        args = command if command == ["schema"] else [*command, "--db", str(db)]
+        done = subprocess.run([sys.executable, "-m", "arena.cli", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    assert done.returncode == 1 and done.stderr == "error: No space left on device\n", done.stderr
+
+
 @pytest.mark.parametrize("address", ["bogus", "inproc://x", "tcp://127.0.0.1:99999", "10.0.0.5:8786/x"])
 def test_run_checks_the_cluster_address_before_playing(tmp_path: Path, address: str) -> None:
     """A --cluster value that names no scheduler is a bad argument: one line at once, nothing stored."""
