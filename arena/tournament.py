@@ -202,6 +202,15 @@ class Tournament:
                                     versions[entry.name].version)
         else:
             versions = {}
+            # Registered names first: a name that is not there stops the run before any file is
+            # registered, so a typo leaves the database as it was (and a new one is removed).
+            for number, entry in enumerate(self.spec.bots):
+                if entry.path is None:
+                    try:
+                        versions[entry.name] = self.store.bot(entry.name)
+                    except UnknownBot as exc:
+                        raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
+                    self._check_game(entry.name, versions[entry.name])
             for entry in self.spec.bots:
                 if entry.path is not None:
                     before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
@@ -211,14 +220,8 @@ class Tournament:
                                     "ratings are per name (its versions share one rating): give a much changed bot "
                                     "a new name to rate it afresh", entry.name, entry.path,
                                     versions[entry.name].version)
-                else:
-                    try:
-                        versions[entry.name] = self.store.bot(entry.name)
-                    except UnknownBot as exc:
-                        number = self.spec.bots.index(entry)
-                        raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
-                if versions[entry.name].game != self.game.name:
-                    raise UnknownBot(f"bot {entry.name!r} is a {versions[entry.name].game} bot, not {self.game.name}")
+                    self._check_game(entry.name, versions[entry.name])
+            versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
             self.store.start_tournament(
                 self.id, self.spec.name, self.game.name,
                 {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}}, self.spec.seed,
@@ -226,6 +229,10 @@ class Tournament:
         self.version_ids = {name: v.id for name, v in versions.items()}
         cache = cache_dir(db_path)
         return {name: materialize(self.store, v, cache) for name, v in versions.items()}
+
+    def _check_game(self, name: str, version: Any) -> None:
+        if version.game != self.game.name:
+            raise UnknownBot(f"bot {name!r} is a {version.game} bot, not {self.game.name}")
 
     # -- scheduling -----------------------------------------------------------------------------
 

@@ -99,6 +99,19 @@ def test_a_bot_named_without_a_path_must_be_registered_and_the_error_names_its_f
         Tournament(spec, store, db)
 
 
+def test_a_name_not_registered_stops_the_run_before_any_bot_is_registered(tmp_path: Path) -> None:
+    """Whatever the order of the bots in the file, a typo in a name leaves the database as it was
+    (so `arena run` can remove the database it has just created)."""
+    from arena.errors import UnknownBot
+
+    text = f'name = "x"\ngame = "reactor"\n[[bots]]\nname = "good"\npath = "{RANDOM}"\n[[bots]]\nname = "typo"'
+    db = tmp_path / "a.db"
+    with Store(str(db)) as store:
+        with pytest.raises(UnknownBot, match=r"field 'bots\[1\]': no bot named 'typo'"):
+            Tournament(load_tournament(write(tmp_path, text)), store, db)
+        assert not any(store.counts().values())
+
+
 def test_bundled_tournament_files_are_valid() -> None:
     files = sorted((ROOT / "tournaments").glob("*.toml"))
     assert {f.name for f in files} >= {"quickstart-reactor.toml", "quickstart-powder-keg.toml"}
