@@ -323,6 +323,8 @@ def bots_add(
     except UnknownBot as exc:
         raise UsageError(str(exc)) from None
     spec = _bot_specs([str(path)], name)[0]
+    if not db.exists() and not db.parent.is_dir():  # (where it can be stored, too)
+        raise UsageError(f"no folder {db.parent} for the database {db}; create it, or pass another --db")
     if db.exists():  # what the database already says, before the bot is run
         with _store(db) as store:
             history = store.bot_history(name)

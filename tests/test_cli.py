@@ -235,6 +235,10 @@ def test_bot_names_follow_one_rule(tmp_path: Path) -> None:
     line = one_line_error(arena("bots", "add", RANDOM, "--name", "bad name!", "--game", "reactor", "--db", str(db)),
                           2, "--name 'bad name!'", NAME_RULE)
     assert "OK" not in line and not db.exists()  # refused before the bot was run or stored
+    nowhere = tmp_path / "no-such-folder" / "a.db"
+    result = arena("bots", "add", RANDOM, "--name", "good", "--game", "reactor", "--db", str(nowhere))
+    one_line_error(result, 2, f"no folder {nowhere.parent}")
+    assert "OK" not in result.stdout  # refused before the bot was run
     spec = tmp_path / "t.toml"
     spec.write_text('name = "x"\ngame = "reactor"\n[[bots]]\nname = "bad name!"')
     with pytest.raises(ConfigError) as info:
