@@ -71,7 +71,8 @@ def selfplay(
         count, wins = write_jsonl(sys.stdout.buffer if to_stdout else out, iter_records(spec))
     except OSError as exc:
         raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None
-    typer.echo(f"wrote {count} game records to {'stdout' if to_stdout else out}; wins by seat: {wins}",
+    typer.echo(f"wrote {count} game record{'' if count == 1 else 's'} to {'stdout' if to_stdout else out}; "
+               f"wins by seat: {wins}",
                err=to_stdout)
 
 
@@ -107,6 +108,8 @@ def _check_selfplay(spec) -> None:
     for name in spec.bots:
         if name not in policy_names(game.name):
             raise UsageError(f"no built-in bot {name!r} (bots: {', '.join(policy_names(game.name))})")
+    if len(spec.bots) > spec.players:  # a --bot for a seat that is not there would be dropped silently
+        raise UsageError(f"{len(spec.bots)} --bot options for {spec.players} seats; give at most one per seat")
 
 
 SANDBOX_HELP = "Sandbox: auto (bubblewrap if installed, else a warning), strict (refuse without it), none."
@@ -562,7 +565,8 @@ def ratings(
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
     db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
 ) -> None:
-    """TrueSkill ratings recomputed from the stored games: rank, bot, mu - 3 sigma, mu, sigma, games, wins.
+    """TrueSkill ratings recomputed from the stored games: rank, bot, score (mu - 3 sigma), mu, sigma,
+    games, wins, mean place and faults.
 
     Example: arena ratings --tournament quickstart-reactor --format markdown
     """

@@ -94,6 +94,8 @@ def test_selfplay_heuristic_bots(tmp_path: Path) -> None:
         (["selfplay", "powder-keg", "--variant", "turbo"], "no variant 'turbo'"),
         (["selfplay", "reactor", "--bot", "genius"], "no built-in bot 'genius'"),
         (["selfplay", "reactor", "--games", "0"], "--games"),
+        (["selfplay", "reactor", "--players", "2", "--bot", "random", "--bot", "random", "--bot", "strong"],
+         "3 --bot options for 2 seats"),
         (["selfplay", "reactor", "--players", "many"], "--players"),
         (["play", "reactor", RANDOM], "at least two bots"),
         (["play", "reactor", RANDOM, "no/such/bot.py"], "no bot at 'no/such/bot.py'"),
