@@ -45,7 +45,7 @@ GAMES = ", ".join(REGISTRY)
 def selfplay(
     game: Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")],
     players: Annotated[int, typer.Option("--players", "-n", help="Seats at the table.")] = 4,
-    games: Annotated[int, typer.Option("--games", "-k", min=1, help="Games to play (Powder Keg: matches, each a series of games to --points).")] = 1,
+    games: Annotated[int, typer.Option("--games", "-k", min=1, help="Matches to play: each a series of games to --points (a Reactor match is one game unless --points says more).")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed; the same arguments give the same file, byte for byte.")] = "0",
     variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
     bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (or the reference policies tuned for Reactor, counting for Powder Keg; repeat to fill seats in turn).")] = None,
