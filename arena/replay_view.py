@@ -9,7 +9,8 @@ from arena.games import get_game
 from arena.games.record import check_replayed, replay_steps
 
 
-SEAT_KEYS = ("seat", "target", "author", "from", "to")
+SEAT_KEYS = ("seat", "target", "author", "from", "to", "starter", "winner", "next")
+PER_SEAT_KEYS = ("places",)  # lists with an entry for each seat
 # Engine names spelled out for a reader (Powder Keg's R4: turns owed, handed over by a Double).
 LABELS = {"T": "owed", "D": "doubled"}
 
@@ -33,6 +34,8 @@ def _fields(items: Any, names: list[str]) -> list[str]:
             continue
         if key in SEAT_KEYS and type(value) is int and 0 <= value < len(names):
             parts.append(f"{key}={names[value]}")
+        elif key in PER_SEAT_KEYS and isinstance(value, list) and len(value) == len(names):
+            parts.append(f"{key}=[" + " ".join(f"{name}:{_value(v)}" for name, v in zip(names, value)) + "]")
         else:
             parts.append(f"{LABELS.get(key, key)}={_value(value)}")
     return parts

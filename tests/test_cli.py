@@ -538,6 +538,12 @@ def test_registry_tournament_ratings_games_replay(tmp_path: Path) -> None:
     assert all("r1" in g["places"] and g["notes"] == "-" for g in played)
     shown_game = ok("replay", game_id, "--db", db)
     assert "decides: play" in shown_game and "seen by" in shown_game and "result: 1." in shown_game
+    # Seats are shown by their bots' names, in the events' seat fields and per-seat lists alike.
+    names = re.findall(r"seat \d+ ([\w.-]+)", shown_game.splitlines()[0])
+    assert len(names) == 3, shown_game
+    assert re.search(rf"^   round: round=1 starter=({'|'.join(names)}) ", shown_game, re.M), shown_game
+    end = next(line for line in shown_game.splitlines() if line.startswith("   end:"))
+    assert re.search(rf"winner=({'|'.join(names)}) places=\[({'|'.join(names)}):\d", end), end
     record = json.loads(ok("replay", game_id, "--db", db, "--json"))
     assert record["game_id"] == game_id
     replay(REGISTRY["reactor"], record)
