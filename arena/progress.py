@@ -31,7 +31,9 @@ class ProgressBar:
         bar = "#" * filled + "." * (self.width - filled)
         elapsed = time.monotonic() - p.started
         left = "?"
-        if p.matches_played:  # time per match played in this run, not counting stored ones
+        if p.matches_done >= p.matches_total:
+            left = _clock(0)
+        elif p.matches_played:  # time per match played in this run, not counting stored ones
             left = _clock(elapsed / p.matches_played * max(p.matches_total - p.matches_done, 0))
         return (f"[{bar}] {p.matches_done}/{p.matches_total} matches, {p.games_done} games "
                 f"({p.games_skipped} already stored), {p.rate:.1f} games/s, {left} left")

@@ -24,3 +24,9 @@ def test_progress_prints_lines_when_not_a_terminal() -> None:
     bar.update(Progress(matches_total=2, matches_done=2, matches_played=2, games_done=2))
     bar.close()
     assert out.getvalue().count("\n") == 1 and "2/2 matches" in out.getvalue()
+
+
+def test_a_run_with_nothing_left_says_so() -> None:
+    """All stored already (a rerun): nothing is left, which is no reason for a '?'."""
+    p = Progress(matches_total=3, matches_done=3, matches_played=0, games_skipped=3)
+    assert ProgressBar(stream=io.StringIO()).text(p).endswith("0:00:00 left")
