@@ -6,8 +6,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from arena.games import Game, GameConfig
-from arena.jsonio import dumps
 from arena.referee import MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
 
 STDERR_LINES = 5  # of a faulting bot's stderr, shown under its fault
@@ -44,7 +45,9 @@ class PlaySummary:
              "winner": g.record["result"]["winner"], "faults": [f.to_json() for f in g.faults]}
             for i, m in enumerate(self.matches) for g in m.games
         ]
-        return dumps({"game": self.game, "bots": self.per_bot(), "games": games}).decode()
+        # Indented, as every other --json output is.
+        return orjson.dumps({"game": self.game, "bots": self.per_bot(), "games": games},
+                            option=orjson.OPT_INDENT_2).decode()
 
     def lines(self) -> list[str]:
         """The human report: each game's places and faults (with the faulting bot's last
@@ -63,12 +66,14 @@ class PlaySummary:
                     out.extend(f"      | {line}" for line in tail)
             out.append(f"match {i + 1} points: " + ", ".join(f"{self.bots[s]} {p}" for s, p in enumerate(match.scores)))
         out.append("")
-        out.append(f"{'seat':<5}{'bot':<24}{'matches':>8}{'games':>7}{'wins':>6}{'mean place':>12}  faults")
+        width = max(len("bot"), *(len(name) for name in self.bots)) + 2
+        out.append(f"{'seat':<5}{'bot':<{width}}{'match wins':>10}{'games':>7}{'game wins':>11}{'mean place':>12}"
+                   "  faults")
         for row in self.per_bot():
-            faults = ", ".join(f"{k} {v}" for k, v in sorted(row["faults"].items())) or "-"
+            faults = " ".join(f"{k}:{v}" for k, v in sorted(row["faults"].items())) or "-"  # as `arena ratings`
             mean = "-" if row["mean_place"] is None else f"{row['mean_place']:.2f}"
-            out.append(f"{row['seat']:<5}{row['bot']:<24}{row['match_wins']:>8}{row['games']:>7}"
-                       f"{row['game_wins']:>6}{mean:>12}  {faults}")
+            out.append(f"{row['seat']:<5}{row['bot']:<{width}}{row['match_wins']:>10}{row['games']:>7}"
+                       f"{row['game_wins']:>11}{mean:>12}  {faults}")
         return out
 
 
