@@ -681,6 +681,7 @@ class Session:
         self.players: dict[tuple[BotSpec, int], Seat] = {}
         _remove_stale_workroots()
         sandbox.reap_orphans()
+        sandbox.reap_stale_groups()
         sandbox.remove_stale_workdirs()
         self.workroot = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX, dir=_socket_parent()))
         os.chmod(self.workroot, 0o711)  # bots' uids must reach their own socket directory inside

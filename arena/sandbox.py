@@ -17,7 +17,12 @@ Layers, strongest first:
 
 ``mode="none"`` (or ``"auto"`` without bwrap) keeps only the last two layers.  When the referee
 is not root, bots run as the referee's user: ``RLIMIT_NPROC`` then counts *all* processes of that
-user, and processes that escape the process group are not found by ``stop()``.
+user, and processes that escape the process group are not found by ``stop()``.  A root referee
+whose bot cannot run under a uid of its own (no bwrap, and its interpreter or files under a folder
+such as ``/root`` that other uids cannot enter) runs it as root, but where the machine offers
+cgroups (:mod:`arena.cgroups`) still in groups of its own: they bound it as a whole, and
+``stop()`` kills every process they list, those that left the process group included.  Groups of
+a referee that died are swept by :func:`reap_stale_groups` when the next session starts.
 
 Bots die with the referee (``--die-with-parent`` / ``PR_SET_PDEATHSIG``).  That signal follows the
 *thread* that started the bot, so call :func:`start_bot` from a thread that lives as long as the
@@ -283,6 +288,20 @@ def _kill_uid_until_gone(uid: int, timeout: float = _KILL_TIMEOUT) -> bool:
     return True
 
 
+def _kill_group_until_gone(group: cgroups.BotGroup, timeout: float = _KILL_TIMEOUT) -> bool:
+    """SIGKILL every process in the bot's cgroups until none is left; False if some survive the
+    timeout.  What a bot without a uid has instead of :func:`_kill_uid_until_gone`: a process
+    that left the process group (``setsid``, double fork) is still listed in its group."""
+    deadline = time.monotonic() + timeout
+    while live := [pid for pid in group.pids() if _is_alive(pid)]:
+        if time.monotonic() > deadline:
+            return False
+        for pid in live:
+            _kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+    return True
+
+
 # --- uid leases -------------------------------------------------------------------------------
 
 
@@ -381,6 +400,28 @@ def reap_orphans() -> list[int]:
     return reaped
 
 
+def reap_stale_groups() -> list[Path]:
+    """Stop the bots without a uid of referees that died, and remove their cgroups; return the
+    groups removed.
+
+    A bot without a uid of its own (see the module's docstring) cannot be found by uid, and the
+    signal that kills it with its referee does not reach a process that forked away from it; its
+    cgroup, named with its referee's pid, still lists every such process.  Only as root (only
+    root makes such groups); groups whose referee lives are left alone."""
+    if os.geteuid() != 0:
+        return []
+    removed = []
+    for group in cgroups.unowned_groups(alive=_is_alive):
+        if group.pids():
+            log.warning("stopping processes of %s left by a referee that died", group.paths[0].name)
+        if not _kill_group_until_gone(group, timeout=1.0):
+            log.error("processes of %s survive SIGKILL; keeping the group", group.paths[0].name)
+            continue
+        group.remove()
+        removed += [path for path in group.paths if not path.exists()]
+    return removed
+
+
 _WORKDIR_OWNER = re.compile(r"-w([0-9]+)-[A-Za-z0-9_]+$")  # the pid in a workdir's name
 
 
@@ -390,7 +431,7 @@ def remove_stale_workdirs() -> list[Path]:
 
     A folder's name carries the pid of the process that made it.  Only folders of this user's,
     or of a bot uid as root, are judged: anyone can make folders in /tmp.  Run after
-    :func:`reap_orphans`, so that no stale bot still works in one."""
+    :func:`reap_orphans` and :func:`reap_stale_groups`, so that no stale bot still works in one."""
     me, euid = os.getpid(), os.geteuid()
     removed = []
     for path in Path(tempfile.gettempdir()).glob("arena-*-w*-*"):
@@ -503,7 +544,7 @@ class BotProcess:
         group: cgroups.BotGroup | None = None,
     ) -> None:
         self.pid = popen.pid
-        self.group = group  # its cgroup, when the machine offers one
+        self.group = group  # its cgroups, when the machine offers them (as root, with or without a uid)
         self.uid = lease.uid if lease else None
         self.sandboxed = sandboxed
         self.workdir = workdir
@@ -580,7 +621,9 @@ class BotProcess:
         """SIGTERM the whole bot, SIGKILL it after ``grace`` seconds; return its exit status.
 
         When this returns, no process of the bot exists (unless the kernel refused to kill one,
-        which is logged and keeps the uid leased so no other bot gets it).
+        which is logged and keeps the uid leased so no other bot gets it).  Processes that left
+        the process group are found by the bot's uid, or, for a bot without one, by its cgroup;
+        only a bot with neither (a referee that is not root, or no cgroups) can leave them.
         """
         with self._stop_lock:
             if not self._stopped:
@@ -600,7 +643,9 @@ class BotProcess:
             targets = [p.pid for p in procs if p.comm != "bwrap"]
         else:
             _killpg(self.pid, signal.SIGTERM)
-            targets = [p.pid for p in procs if _pgid(p.pid) not in (self.pid, None)]
+            # Without a uid, the cgroup also lists what left the process tree (double fork).
+            found = {p.pid for p in procs} | (self.group.pids() if self.group is not None else set())
+            targets = [pid for pid in sorted(found) if _pgid(pid) not in (self.pid, None)]
         for pid in targets:
             _kill(pid, signal.SIGTERM)
 
@@ -615,12 +660,17 @@ class BotProcess:
             _kill(p.pid, signal.SIGKILL)
         if self.uid is not None:
             _kill_as_uid(self.uid, signal.SIGKILL)
+        elif self.group is not None:
+            for pid in self.group.pids():  # what left the process group, as a bot without a uid
+                _kill(pid, signal.SIGKILL)
         return [p.pid for p in procs]
 
     def _terminate(self, grace: float) -> None:
-        running = self._popen.poll() is None or (
-            self.uid is not None and bool(_live_pids_of_uid(self.uid))
-        )
+        if self.uid is not None:
+            leftovers = bool(_live_pids_of_uid(self.uid))
+        else:
+            leftovers = self.group is not None and any(_is_alive(pid) for pid in self.group.pids())
+        running = self._popen.poll() is None or leftovers
         if running and grace > 0:
             self._terminate_gently()
             try:
@@ -638,6 +688,9 @@ class BotProcess:
                 log.error("processes of uid %d survive SIGKILL; keeping it leased", self.uid)
                 self._lease = None  # leak the flock: never hand this uid to another bot
         else:
+            # Without a uid, the cgroup (if any) lists processes that left the process group.
+            if self.group is not None and not _kill_group_until_gone(self.group):
+                log.error("processes of bot %s survive SIGKILL in %s", self.name, self.group.paths[0])
             deadline = time.monotonic() + _KILL_TIMEOUT
             while any(_is_alive(pid) for pid in tracked) and time.monotonic() < deadline:
                 time.sleep(0.005)
@@ -649,7 +702,9 @@ class BotProcess:
         if self._popen.stderr is not None and not self._reader.is_alive():
             self._popen.stderr.close()
         _remove_tree(self.workdir)
-        if self.group is not None and self._lease is not None:  # empty once the uid's processes are gone
+        # Empty once the bot's processes are gone; a uid kept leased (survivors) keeps its group,
+        # and a group that still holds a process stays, for reap_stale_groups once we are gone.
+        if self.group is not None and (self.uid is None or self._lease is not None):
             self.group.remove()
         if self._lease is not None:
             self._lease.release()
@@ -859,9 +914,9 @@ def start_bot(
             _warn_once(
                 "no-uid",
                 f"{blocked[0]} cannot be reached by an unprivileged uid (a parent directory "
-                "such as /root is mode 0700): bots run as root, so the process limit does not "
-                "bind and bots can read each other's files. Use bwrap, or put the interpreter "
-                "and bots in world-readable directories",
+                "such as /root is mode 0700): bots run as root, so the process limit binds only "
+                "through a cgroup (where the machine offers one) and bots can read each other's "
+                "files. Use bwrap, or put the interpreter and bots in world-readable directories",
             )
             run_as_root = False
     lease = _lease_uid() if run_as_root else None
@@ -893,7 +948,7 @@ def start_bot(
         bot_env |= env or {}
 
         join: list[str] = []
-        if uid is not None:
+        if os.geteuid() == 0:  # with or without a uid of its own: cgroups are made only as root
             group = _bot_group(uid, limits)
             if group is not None:
                 join = group.join_command()
@@ -950,12 +1005,18 @@ def _seccomp_fd() -> int | None:
     return seccomp.memfd(code)
 
 
-def _bot_group(uid: int, limits: Limits) -> cgroups.BotGroup | None:
+def _bot_group(uid: int | None, limits: Limits) -> cgroups.BotGroup | None:
     """The bot's cgroup (its memory and processes bounded as a whole), or None with a warning
-    once when this machine does not offer one."""
+    once when this machine does not offer one.
+
+    A bot without a uid (``None``) gets new groups named after this referee: it runs as root,
+    so they are what bounds its processes as a whole, and what lets ``stop()`` find those that
+    left its process group."""
     why = cgroups.available()
     if why is None:
         try:
+            if uid is None:
+                return cgroups.make_unowned(limits.memory_mb * _MB, limits.processes)
             return cgroups.make(uid, limits.memory_mb * _MB, limits.processes)
         except OSError as exc:
             why = f"the kernel refused a cgroup ({exc})"

@@ -3,7 +3,8 @@
 Each bot in tests/bots/sandbox_*.py misbehaves in one way.  Tests marked for bwrap run in
 strict mode; tests of the fallback use mode="none" and, as root, the system Python (the venv's
 interpreter lives under /root, which other uids cannot enter), so they still get a uid of their
-own.  Every test checks that after stop() no process of the bot is left.
+own; tests of a bot without a uid (as if it sat under /root) say that no uid can reach it.
+Every test checks that after stop() no process of the bot is left.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -52,6 +54,9 @@ FALLBACK_UID = (
 needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) is not usable here")
 needs_fallback_uid = pytest.mark.skipif(
     not FALLBACK_UID, reason="needs root and a Python interpreter other uids can run"
+)
+needs_cgroups = pytest.mark.skipif(
+    cgroups.available() is not None, reason=f"no cgroups for bots here: {cgroups.available()}"
 )
 BOTH_MODES = [
     pytest.param("strict", marks=needs_bwrap, id="bwrap"),
@@ -218,6 +223,120 @@ def test_setsid_double_fork_escaper_is_killed(mode: str, endpoint_dir: Path) -> 
     stop_and_check(bot)
     if mode == "none":
         assert gone(escaped, timeout=0)
+
+
+def no_uid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start bots as if their files sat under a folder no other uid can enter (/root): as root
+    and without bwrap they then run as root, without a uid of their own."""
+    monkeypatch.setattr(sandbox, "_other_can_reach", lambda *args, **kwargs: False)
+    monkeypatch.setattr(sandbox, "_warned", {"no-uid", "no-bwrap"})
+
+
+@needs_cgroups
+def test_a_bot_without_a_uid_leaves_no_escaped_process(endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that runs as root (no uid to scan /proc for) and daemonizes a sleeper with setsid
+    and a double fork: the sleeper is re-parented away from the bot and out of its process group,
+    yet its cgroup still lists it, so stop() kills it (it outlived the match before)."""
+    no_uid(monkeypatch)
+    bot = start(endpoint_dir, "none", "sandbox_escape.py", python=PYTHON, limits=Limits(processes=16))
+    escaped = None
+    try:
+        assert bot.uid is None
+        escaped = int(wait_for(bot, "escaped=").split("escaped=")[1].split()[0])
+        assert os.getpgid(escaped) != os.getpgid(bot.pid)  # out of the process group
+        group = bot.group
+        if group is not None:  # it also bounds the bot, which runs as root, as a whole
+            assert (group.paths[1] / "pids.max").read_text().strip() == "16"
+        stop_and_check(bot)
+        assert gone(escaped, timeout=0), "the daemonized process outlived stop()"
+        assert group is not None and group.paths[0].name.startswith(f"arena-bot-r{os.getpid()}-")
+        assert not any(path.exists() for path in group.paths)  # removed with the bot
+    finally:
+        bot.stop(grace=0)
+        if escaped is not None:
+            sandbox._kill(escaped, signal.SIGKILL)
+
+
+NO_UID_REFEREE = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from arena import sandbox
+    sandbox._other_can_reach = lambda *args, **kwargs: False  # as if under /root: no uid
+    bot = sandbox.start_bot([sys.executable, sys.argv[1]], expose=[Path(sys.argv[1])],
+                            endpoint_dir=Path(sys.argv[2]), mode="none")
+    deadline = time.monotonic() + 10
+    while "escaped=" not in bot.stderr_text() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    escaped = int(bot.stderr_text().split("escaped=")[1].split()[0])
+    group = None if bot.group is None else [str(path) for path in bot.group.paths]
+    print(json.dumps({"uid": bot.uid, "escaped": escaped, "group": group}), flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def start_no_uid_referee(endpoint_dir: Path) -> tuple[subprocess.Popen[bytes], dict]:
+    """A referee process whose bot (without a uid) has daemonized a sleeper: it and its report."""
+    referee = subprocess.Popen(
+        [sys.executable, "-W", "ignore", "-c", NO_UID_REFEREE, str(BOTS / "sandbox_escape.py"), str(endpoint_dir)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert referee.stdout is not None
+    line = referee.stdout.readline()
+    assert line, "the referee did not report its bot"
+    return referee, json.loads(line)
+
+
+@needs_cgroups
+def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed(endpoint_dir: Path) -> None:
+    """A referee killed with kill -9 takes its bot with it (PR_SET_PDEATHSIG), but not what the
+    bot daemonized; the group named with the dead referee's pid still lists it, and
+    reap_stale_groups (run as each referee session starts) kills it and removes the group."""
+    referee, report = start_no_uid_referee(endpoint_dir)
+    escaped = report["escaped"]
+    try:
+        assert report["uid"] is None
+        assert report["group"], "a bot without a uid got no cgroup"
+        paths = [Path(path) for path in report["group"]]
+        assert all(path.name.startswith(f"arena-bot-r{referee.pid}-") for path in paths)
+        assert escaped in cgroups.BotGroup(tuple(paths)).pids()
+        referee.kill()
+        referee.wait()
+        time.sleep(0.2)
+        assert sandbox._is_alive(escaped)  # the referee's death did not reach it
+        removed = sandbox.reap_stale_groups()
+        assert gone(escaped, timeout=1.0)
+        assert set(paths) <= set(removed)
+        assert not any(path.exists() for path in paths)
+    finally:
+        referee.kill()
+        referee.wait()
+        sandbox._kill(escaped, signal.SIGKILL)
+        sandbox.remove_stale_workdirs()
+        sandbox.reap_stale_groups()  # what a failed check above left
+
+
+@needs_cgroups
+def test_groups_of_a_live_referee_are_left_alone(endpoint_dir: Path) -> None:
+    """Another referee's bot without a uid keeps its group and its processes: only the pid in a
+    group's name dying makes it stale."""
+    referee, report = start_no_uid_referee(endpoint_dir)
+    escaped = report["escaped"]
+    try:
+        assert report["group"], "a bot without a uid got no cgroup"
+        paths = [Path(path) for path in report["group"]]
+        removed = sandbox.reap_stale_groups()
+        assert not set(paths) & set(removed)
+        assert all(path.exists() for path in paths)
+        assert sandbox._is_alive(escaped) and escaped in cgroups.BotGroup(tuple(paths)).pids()
+    finally:
+        referee.kill()
+        referee.wait()
+        sandbox._kill(escaped, signal.SIGKILL)
+        sandbox.remove_stale_workdirs()
+        sandbox.reap_stale_groups()  # its referee is dead now
 
 
 needs_seccomp = pytest.mark.skipif(seccomp.program() is None, reason="no seccomp filter for this architecture")
