@@ -120,11 +120,14 @@ def bot_spec(target: str, name: str | None = None) -> BotSpec:
     program = shutil.which(words[0])
     if program is None:
         raise UnknownBot(f"no bot at {target!r}: {words[0]!r} is neither a file nor a command on PATH")
-    expose = tuple(str(Path(w).resolve()) for w in words[1:] if Path(w).exists())
+    # An argument that is a path goes to the bot as an absolute one: the bot runs in a folder of
+    # its own, where ``python3 bots/mine.py`` would name nothing.
+    args = [str(Path(w).resolve()) if Path(w).exists() else w for w in words[1:]]
+    expose = tuple(arg for arg, word in zip(args, words[1:]) if Path(word).exists())
     # Named after its script (the first argument that is a file: ``python3 bot.py --fast`` is
     # "bot"), else after the program.
     script = next((w for w in words[1:] if Path(w).is_file()), words[0])
-    return BotSpec(name or Path(script).stem, (os.path.realpath(program), *words[1:]), expose)
+    return BotSpec(name or Path(script).stem, (os.path.realpath(program), *args), expose)
 
 
 DEFAULT_CONCURRENT = 16  # games of a lineup in play at once unless configured (a tournament's ``concurrent``)

@@ -483,6 +483,16 @@ def test_fault_warnings_of_a_run_escape_bot_text(tmp_path: Path, cluster: bool) 
     assert not any(c in done.stderr for c in "\x9b\u202e"), done.stderr
 
 
+def test_play_takes_a_command_line_with_a_relative_path() -> None:
+    """protocol/README.md: `arena play` takes a command line; a path in it is relative to where
+    the user stands, not to the bot's own working folder."""
+    done = arena("play", "reactor", f"{sys.executable} bots/random_bot.py --some-flag", "bots/random_bot.py",
+                 "--json", "--sandbox", "none")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [b["faults"] for b in out["bots"]] == [{}, {}] and out["bots"][0]["games"] == 1, done.stderr
+
+
 def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]
