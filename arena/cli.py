@@ -463,6 +463,10 @@ def run(
         from arena.cluster import check_address
 
         check_address(cluster)
+    if cluster in (None, "local"):  # (a remote cluster's workers have their own bubblewrap, or not)
+        from arena.sandbox import check_mode
+
+        check_mode(spec.sandbox.get("mode", "auto"))
     # Warnings from the referee (faults, disqualifications) go to stderr; with several workers
     # multiprocessing-logging carries the workers' records to this process's handler.
     report_to_stderr()

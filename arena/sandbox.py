@@ -760,6 +760,14 @@ def stop_all() -> None:
 # --- start ------------------------------------------------------------------------------------
 
 
+def check_mode(mode: Mode) -> None:
+    """Raise :class:`SandboxError` now if ``mode`` cannot be had on this machine: a tournament
+    that asks for the strict sandbox where there is none should stop before it starts, not
+    fail every match."""
+    if mode == "strict":
+        _choose_bwrap(mode)
+
+
 def _choose_bwrap(mode: Mode) -> bool:
     if mode == "none":
         return False
@@ -770,12 +778,14 @@ def _choose_bwrap(mode: Mode) -> bool:
     if mode == "strict":
         if shutil.which("bwrap") is None:
             raise SandboxError(
-                "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) "
-                "or run without --sandbox strict"
+                "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap), "
+                "or do not ask for the strict sandbox (--sandbox strict, or mode = \"strict\" in a "
+                "tournament file)"
             )
         raise SandboxError(
             "bubblewrap (bwrap) is installed but cannot create namespaces here (a container "
-            "without them?): allow namespaces or run without --sandbox strict"
+            "without them?): allow namespaces, or do not ask for the strict sandbox (--sandbox "
+            "strict, or mode = \"strict\" in a tournament file)"
         )
     _warn_once(
         "no-bwrap",

@@ -199,6 +199,23 @@ def test_output_that_cannot_be_written_is_one_line(tmp_path: Path, command: list
     assert done.returncode == 1 and done.stderr == "error: No space left on device\n", done.stderr
 
 
+def test_a_strict_tournament_without_bubblewrap_stops_before_it_starts(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mode = "strict"` where bubblewrap is missing: one line at once, not a traceback per match
+    after the tournament was stored."""
+    from arena import sandbox
+
+    monkeypatch.setattr(sandbox, "sandbox_available", lambda: False)
+    monkeypatch.setattr(sandbox.shutil, "which", lambda *a, **k: None)
+    spec = tmp_path / "strict.toml"
+    spec.write_text(random_tournament(tmp_path).read_text().replace('mode = "none"', 'mode = "strict"'))
+    db = tmp_path / "a.db"
+    done = runner.invoke(app, ["run", str(spec), "--db", str(db), "--quiet"])
+    assert done.exit_code != 0 and isinstance(done.exception, sandbox.SandboxError), done.output
+    assert "apt-get install bubblewrap" in str(done.exception) and 'mode = "strict"' in str(done.exception)
+    assert not db.exists()
+
+
 @pytest.mark.parametrize("address", ["bogus", "inproc://x", "tcp://127.0.0.1:99999", "10.0.0.5:8786/x"])
 def test_run_checks_the_cluster_address_before_playing(tmp_path: Path, address: str) -> None:
     """A --cluster value that names no scheduler is a bad argument: one line at once, nothing stored."""
