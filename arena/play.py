@@ -97,7 +97,10 @@ def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches:
     labels = seat_labels([s.name for s in specs], targets)
     specs = [type(s)(label, s.command, s.expose) for s, label in zip(specs, labels)]
     summary = PlaySummary(game.name, [s.name for s in specs])
-    plans = [MatchPlan(f"{seed}:{m}", f"m{m}") for m in range(matches)]
+    # The first starter moves one seat left each match, so no seat starts every match (in a
+    # game of one-game matches, such as Reactor's, seat 0 would otherwise always move first).
+    first = config.starter or 0
+    plans = [MatchPlan(f"{seed}:{m}", f"m{m}", starter=(first + m) % config.players) for m in range(matches)]
     with Referee(referee) as ref, ref.session() as session:
         summary.matches.extend(session.play_matches(game, config, specs, plans))
     return summary

@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -580,6 +580,7 @@ class MatchPlan:
     # For each game in ``done``, each seat's standing (see arena.standing): a resumed match
     # carries on counting faults in a row where it stopped.
     standings: tuple[tuple[str, ...], ...] = ()
+    starter: int | None = None  # the seat that starts the match's first game, if not the config's
 
 
 class Referee:
@@ -760,7 +761,8 @@ class Session:
                 seat.retiring = True  # its answers to that table may still come: start afresh
             seats.append(seat)
         n = len(seats)
-        runs = [_Run(i, Match(game, config, list(plan.done)), plan.seed, plan.match_id,
+        runs = [_Run(i, Match(game, config if plan.starter is None else replace(config, starter=plan.starter),
+                              list(plan.done)), plan.seed, plan.match_id,
                      faults_in_a_row=[0] * n, starts=[0] * n, log_chars=[0] * n) for i, plan in enumerate(plans)]
         for run, plan in zip(runs, plans):
             for standings in plan.standings:

@@ -510,6 +510,17 @@ def test_play_takes_a_command_line_with_a_relative_path() -> None:
     assert [b["faults"] for b in out["bots"]] == [{}, {}] and out["bots"][0]["games"] == 1, done.stderr
 
 
+def test_play_moves_the_first_starter_each_match() -> None:
+    """A Reactor match is one game: without a rotation the bot in seat 0 would start them all."""
+    from arena.games import GameConfig
+    from arena.play import play_matches
+    from arena.referee import RefereeConfig
+
+    summary = play_matches(REGISTRY["reactor"], GameConfig(players=3), [RANDOM] * 3, matches=4, seed="s",
+                           referee=RefereeConfig(sandbox_mode="none"))
+    assert [m.games[0].record["config"]["starter"] for m in summary.matches] == [0, 1, 2, 0]
+
+
 def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]
