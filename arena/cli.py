@@ -592,7 +592,10 @@ def ratings(
                          f"e.g. --game {games_here[0]}")
     outcomes = rating.outcomes_from_results(rows)
     if not outcomes:
-        hint = "no rated games yet; run a tournament with `arena run FILE`"
+        hint = ("no rated games yet; run a tournament with `arena run FILE`" if not rows else
+                f"no rated games: none of the {len({r.game_id for r in rows})} stored games can be rated (a game "
+                "counts when some bot played in it, and no bot sat at its table twice); `arena games` shows "
+                "their faults")
         if fmt == "table":
             typer.echo(hint)
         else:  # data formats: an empty table on stdout, the hint on stderr

@@ -510,6 +510,18 @@ def test_play_takes_a_command_line_with_a_relative_path() -> None:
     assert [b["faults"] for b in out["bots"]] == [{}, {}] and out["bots"][0]["games"] == 1, done.stderr
 
 
+def test_ratings_of_games_none_of_which_counts_say_why(tmp_path: Path) -> None:
+    """Right after a tournament whose bots never started, 'run a tournament' would mislead."""
+    crash = ROOT / "tests" / "bots" / "zoo_crash_start.py"
+    spec = tmp_path / "t.toml"
+    spec.write_text(random_tournament(tmp_path).read_text().replace(RANDOM, str(crash)))
+    db = tmp_path / "a.db"
+    assert runner.invoke(app, ["run", str(spec), "--db", str(db), "--quiet"]).exit_code == 0
+    hint = ok("ratings", "--db", str(db))
+    # Each of the 2 matches: 3 games, until both bots are disqualified for 3 faults in a row.
+    assert hint.startswith("no rated games: none of the 6 stored games can be rated"), hint
+
+
 def test_play_moves_the_first_starter_each_match() -> None:
     """A Reactor match is one game: without a rotation the bot in seat 0 would start them all."""
     from arena.games import GameConfig
