@@ -28,6 +28,7 @@ import hashlib
 import logging
 import os
 import shlex
+import signal
 import shutil
 import stat
 import sys
@@ -368,7 +369,7 @@ class Seat:
         if self.proc is not None and self.channel is not None and self.channel.dropped:
             self.proc.wait(0.5)  # a dying process drops its connection a moment before it is reaped
         if self.proc is not None and self.proc.poll() is not None:
-            return ProtocolFault(FaultKind.CRASH, f"the bot exited with status {self.proc.poll()} ({waited})")
+            return ProtocolFault(FaultKind.CRASH, f"the bot {_how_it_ended(self.proc.poll(), self.proc.sandboxed)} ({waited})")
         if self.channel is not None and self.channel.dropped:
             return ProtocolFault(
                 FaultKind.DISCONNECTED,
@@ -667,6 +668,22 @@ def _owner_pid(path: Path) -> int | None:
         return None
     finally:
         os.close(fd)
+
+
+def _how_it_ended(status: int | None, sandboxed: bool) -> str:
+    """A bot's end in words: the signal that killed it, named the same whether it ran directly
+    (status -9) or under bubblewrap, which passes a signal death on as 128 + the signal."""
+    number = -status if status is not None and status < 0 else None
+    if sandboxed and status is not None and 128 < status < 128 + signal.NSIG:
+        number = status - 128
+    if number is None:
+        return f"exited with status {status}"
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    hint = " (its memory or CPU-time limit, unless something else sent it)" if number == signal.SIGKILL else ""
+    return f"was killed by {name}{hint}"
 
 
 class Session:

@@ -62,11 +62,11 @@ def tagged(spec: BotSpec, tag: str) -> BotSpec:
     return BotSpec(spec.name, (*command, tag), spec.expose)
 
 
-def play(first: BotSpec, *, players: int = 3, points: int = 1, limits: Limits = FAST, **config):
+def play(first: BotSpec, *, players: int = 3, points: int = 1, limits: Limits = FAST, mode: str = MODE, **config):
     game = get_game("reactor")
     tag = f"tag-{uuid.uuid4().hex}"
     bots = [tagged(first, tag)] + [tagged(bot_spec(RANDOM, f"random{i}"), tag) for i in range(1, players)]
-    with Referee(RefereeConfig(limits=limits, sandbox_mode=MODE, **config)) as referee:
+    with Referee(RefereeConfig(limits=limits, sandbox_mode=mode, **config)) as referee:
         report = referee.play_match(game, GameConfig(players=players, points=points), bots, seed="zoo")
     assert bot_processes(tag) == [], "a bot process survived the match"
     for g in report.games:
@@ -193,6 +193,24 @@ def test_a_bot_that_never_started_cannot_outlast_one_that_plays(caplog: pytest.L
     assert decides[1] < next(i for i, line in enumerate(lines) if line.startswith("   end:"))
     for r in (report, both):
         replay(game, r.games[0].record)
+
+
+@pytest.mark.parametrize("mode", sorted({MODE, "none"}))
+def test_a_bot_killed_by_a_signal_is_said_so_with_and_without_bubblewrap(mode: str) -> None:
+    """bubblewrap passes a signal death on as status 128 + the signal; without it the status is
+    minus the signal: the fault names the signal either way."""
+    report = play(zoo("sigkill_start"), mode=mode)
+    [fault] = report.games[0].faults
+    assert fault.kind == "startup" and "crash: the bot was killed by SIGKILL" in fault.message, fault.message
+
+
+def test_how_a_bot_ended_in_words() -> None:
+    from arena.referee import _how_it_ended
+
+    assert _how_it_ended(3, sandboxed=True) == _how_it_ended(3, sandboxed=False) == "exited with status 3"
+    assert _how_it_ended(-15, sandboxed=False) == _how_it_ended(143, sandboxed=True) == "was killed by SIGTERM"
+    assert _how_it_ended(143, sandboxed=False) == "exited with status 143"  # a bot's own exit(143)
+    assert _how_it_ended(-9, sandboxed=False).startswith("was killed by SIGKILL (its memory or CPU-time limit")
 
 
 def test_a_wrong_protocol_version_gets_an_error_then_shutdown() -> None:
