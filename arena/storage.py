@@ -504,9 +504,26 @@ class Store:
             ) from e
 
     def _connect_readonly(self) -> Database:
-        uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
+        path = Path(self.path).resolve()
+        uri = f"file:{quote(str(path))}?mode=ro"
         db = Database(sqlite3.connect(uri, uri=True, check_same_thread=False))
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            # A database in WAL mode needs its -shm file, which a read-only folder (a read-only
+            # mount, a published copy) can not hold.  No writer can work in such a folder either,
+            # so the file can not change: read it as immutable, unless a -wal file holds commits
+            # that only a writable folder can merge.
+            wal = path.with_name(path.name + "-wal")
+            if os.access(path.parent, os.W_OK):
+                raise
+            if wal.exists() and wal.stat().st_size > 0:
+                raise StorageError(f"{self.path} is in a folder that can not be written, and {wal.name} beside it "
+                                   "holds games not merged into it yet: open it once where its folder is writable "
+                                   "(or copy the database and its -wal file to such a folder)") from None
+            db.close()
+            db = Database(sqlite3.connect(f"{uri}&immutable=1", uri=True, check_same_thread=False))
         return db
 
     def _upgrade(self) -> None:

@@ -721,3 +721,52 @@ def test_a_snapshot_does_not_see_a_write_made_during_it(tmp_path):
             writer.start_tournament("t", "t", "reactor", {}, "1")
             assert reader.tournaments() == []
         assert [t.id for t in reader.tournaments()] == ["t"]
+
+
+READ_ONLY_FOLDER = """
+set -e
+mount --bind "$1" "$1"
+mount -o remount,ro,bind "$1"
+exec "$2" -c 'import sys
+from arena.storage import Store
+from arena.errors import StorageError
+try:
+    with Store(sys.argv[1], readonly=True) as store:
+        print([t.id for t in store.tournaments()])
+except StorageError as exc:
+    print("error:", exc)' "$1/a.db"
+"""
+
+
+def read_in_read_only_folder(folder: Path) -> str:
+    """What a read-only open of folder/a.db prints when the folder is a read-only mount."""
+    done = subprocess.run(["unshare", "-m", "sh", "-c", READ_ONLY_FOLDER, "sh", str(folder), sys.executable],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if "mount" in done.stderr or "unshare" in done.stderr:
+        pytest.skip(f"no read-only mount here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a read-only mount needs root")
+def test_a_database_in_a_read_only_folder_can_still_be_read(tmp_path: Path) -> None:
+    """A published copy on a read-only mount: SQLite's WAL mode wants a -shm file beside it, which
+    the folder can not take; the read-only commands read it all the same.  Unmerged commits in a
+    -wal file beside it can not be read there, which the error says."""
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    with Store(str(clean / "a.db")) as store:
+        store.start_tournament("t", "t", "reactor", {}, "1")
+    assert sorted(p.name for p in clean.iterdir() if not p.name.startswith(".")) == ["a.db"]
+    assert read_in_read_only_folder(clean) == "['t']"
+
+    pending = tmp_path / "pending"
+    pending.mkdir()
+    with Store(str(tmp_path / "w.db")) as store:
+        store.db.execute("PRAGMA wal_autocheckpoint = 0")
+        store.start_tournament("t", "t", "reactor", {}, "1")
+        for suffix in ("", "-wal"):  # copied while the writer holds commits in its -wal file
+            (pending / f"a.db{suffix}").write_bytes((tmp_path / f"w.db{suffix}").read_bytes())
+    assert (pending / "a.db-wal").stat().st_size > 0
+    assert read_in_read_only_folder(pending).startswith("error: ")
+    assert "holds games not merged into it yet" in read_in_read_only_folder(pending)
