@@ -266,21 +266,31 @@ class Tournament:
                                 rotations=self.spec.rotations, seed=self.spec.seed)
 
     def standings(self, pairings: Iterable[Pairing]) -> dict[str, Fraction]:
-        """Swiss points so far: per match, each bot's mean over its games of 1 for first down to 0
-        for last (ties share; see :func:`place_points`).  The mean, so that a Powder Keg match
-        that runs to more games is worth no more than a short one; a bye is worth nothing (the
-        byes go to the lowest standings, one each before anyone has two).  Exact fractions:
-        equal scores must compare equal (as floats 0.2 + 0.4 != 0.0 + 0.6, and equal scores are
-        ordered by the seed, not by rounding)."""
+        """Swiss points so far: each round at most 1 point a bot, its mean at its table over the
+        table's matches (its seat rotations) and each match's games, of 1 for first down to 0 for
+        last (ties share; see :func:`place_points`).
+        - The mean over games, so that a Powder Keg match that runs to more games is worth no
+          more than a short one; over rotations, so that a full table (3 rotations of 3 seats)
+          is worth no more than a short one of ``min_seats`` (2 rotations of 2): a round gives
+          0.5 a bot on average at any table.
+        - A game where no bot played (every seat forfeited) gives nobody anything, as a bye
+          gives nothing (the byes go to the lowest standings, one each before anyone has two).
+        Exact fractions: equal scores must compare equal (as floats 0.2 + 0.4 != 0.0 + 0.6, and
+        equal scores are ordered by the seed, not by rounding)."""
+        pairings = list(pairings)
         points: dict[str, Fraction] = {b.name: Fraction(0) for b in self.spec.bots}
         done = stored_results(self.store, self.id)
+        matches_at = Counter((p.round, p.table) for p in pairings)
         for p in pairings:
             match_id = f"{self.id}/{p.id}"
             bots = done.seats.get(match_id, p.seats)
             results = list(done.results.get(match_id, {}).values())
+            share = Fraction(1, matches_at[(p.round, p.table)] * max(len(results), 1))
             for result in results:
+                if len(result.forfeits) == len(result.places):
+                    continue  # nobody played
                 for seat, earned in enumerate(place_points(result.places)):
-                    points[bots[seat]] += earned / len(results)
+                    points[bots[seat]] += earned * share
         return points
 
     # -- running ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -331,6 +332,50 @@ def test_swiss_points_are_exact() -> None:
     assert place_points([2, 1, 2, 4]) == [Fraction(1, 2), 1, Fraction(1, 2), 0]
     for places in ([1, 2, 2], [1, 1, 3], [2, 1, 2, 4], [1, 2, 3, 3, 3, 6]):
         assert sum(place_points(places)) == Fraction(len(places), 2)
+
+
+def stored_pairings(store: Store, tournament: str) -> list[Pairing]:
+    """The matches stored for a tournament as pairings (ids ``r{round}-t{table}-s{rotation}``)."""
+    out = []
+    for match_id, seats in stored_results(store, tournament).seats.items():
+        pid = match_id.split("/", 1)[1]
+        r, t, rot = (int(part[1:]) for part in pid.split("-"))
+        out.append(Pairing(id=pid, round=r, table=t, seats=seats, deal="", rotation=rot))
+    return out
+
+
+def test_a_swiss_round_is_worth_as_much_at_a_short_table(tmp_path: Path) -> None:
+    """With seat rotations, a table of 3 played 3 matches and a table of 2 only 2: summed per
+    match, each bot at the full table got 1.5 points a round on average and each at the short
+    (bottom) table 1.0, so the short table's bots fell behind whatever they played.  A round is
+    now each bot's mean over its table's matches: at most 1, 0.5 a bot on average at any table."""
+    text = random_field(5, seats=3, extra='format = "swiss"\nrounds = 1\nmin_seats = 2')
+    db = tmp_path / "s.db"
+    with Store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        assert tournament.run(workers=1).errors == []
+        played = stored_pairings(store, "t")
+        assert sorted(Counter((p.round, p.table) for p in played).values()) == [2, 3]  # rotations of 2 and of 3
+        points = tournament.standings(played)
+    for table in {p.table for p in played}:
+        seated = {bot for p in played if p.table == table for bot in p.seats}
+        assert sum(points[bot] for bot in seated) == Fraction(len(seated), 2)
+    assert all(0 <= value <= 1 for value in points.values())
+
+
+def test_a_swiss_game_where_nobody_played_gives_no_points(tmp_path: Path) -> None:
+    """Three bots that never start share every place; those games are stored (not rated), and
+    they gave each crasher half a point a game, more than a bot that played and came last."""
+    crash = ROOT / "tests" / "bots" / "zoo_crash_start.py"
+    text = random_field(3, seats=3, extra='format = "swiss"\nrounds = 1').replace(str(RANDOM), str(crash))
+    db = tmp_path / "c.db"
+    with Store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        tournament.run(workers=1)
+        played = stored_pairings(store, "t")
+        assert played and all(len(r.forfeits) == 3 for m in stored_results(store, "t").results.values()
+                              for r in m.values())
+        assert set(tournament.standings(played).values()) == {0}
 
 
 def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path, monkeypatch) -> None:
@@ -762,6 +807,6 @@ def test_a_swiss_match_is_worth_the_mean_of_its_games(tmp_path: Path) -> None:
         matches = len(done.results)
         games = sum(len(r) for r in done.results.values())
         assert outcome.errors == [] and matches == 4 and games > matches  # some matches took 3 games
-        played = [Pairing(id=match_id.split("/", 1)[1], round=1, table=1, seats=seats, deal="", rotation=0)
-                  for match_id, seats in done.seats.items()]
+        played = [Pairing(id=match_id.split("/", 1)[1], round=1, table=table, seats=seats, deal="", rotation=0)
+                  for table, (match_id, seats) in enumerate(done.seats.items(), 1)]
         assert sum(tournament.standings(played).values()) == matches  # 2 seats: 1 point a match
