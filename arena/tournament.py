@@ -10,8 +10,10 @@ an interrupted tournament resumes where it stopped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
+import json
 import logging
 import math
 import multiprocessing
@@ -143,11 +145,26 @@ def place_points(places: Iterable[int]) -> list[Fraction]:
     return [(n - place - Fraction(tied[place] - 1, 2)) / (n - 1) for place in places]
 
 
-def _without_paths(key: str, value: Any) -> Any:
-    """A stored spec's value as compared on resume: the bots' entries by name only, in any order."""
-    if key == "bots" and isinstance(value, list):  # in any order: the scheduler sorts the field
+def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
+    """A spec's value as compared on resume, so that two files that play the same games agree:
+    the bots' entries by name only, in any order (the scheduler sorts the field); a default
+    written out equal to one left out (``points``, a ``[sandbox]`` limit, ``min_seats`` equal to
+    ``seats``); variants in any order (they are independent switches)."""
+    if key == "bots" and isinstance(value, list):
         return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
+    if key == "points" and value is None:
+        return game.default_points
+    if key == "variants" and isinstance(value, list):
+        return sorted(value)
+    if key == "sandbox" and isinstance(value, dict):
+        return {"mode": "auto", **{f.name: f.default for f in dataclasses.fields(SandboxLimits)}, **value}
+    if key == "min_seats" and value == seats:
+        return None
     return value
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
 def table_config(config: GameConfig, seats: int) -> GameConfig:
@@ -184,12 +201,19 @@ class Tournament:
             # or copied elsewhere still resumes its tournament.
             # How many games are in play at once changes how fast, never what is played: a
             # resumed run may change it.
+            seats = (stored.get("seats"), wanted.get("seats"))
             differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
-                            and _without_paths(k, stored.get(k)) != _without_paths(k, wanted.get(k)))
+                            and _comparable(k, stored.get(k), self.game, seats[0])
+                            != _comparable(k, wanted.get(k), self.game, seats[1]))
             if differ:
+                what = "; ".join(f"{k}: stored {_shown(stored.get(k))}, file {_shown(wanted.get(k))}"
+                                 for k in differ if k != "bots")
+                if "bots" in differ:
+                    names = (sorted(b["name"] for b in stored.get("bots", [])), sorted(b.name for b in self.spec.bots))
+                    what = "; ".join(filter(None, [what, f"bots: stored {', '.join(names[0])}, file {', '.join(names[1])}"]))
                 raise ConfigError(
-                    f"tournament {self.id!r} is already in this database with other settings "
-                    f"(different: {', '.join(differ)}); rename the tournament (field 'name') or use another --db"
+                    f"tournament {self.id!r} is already in this database with other settings ({what}); "
+                    "rename the tournament (field 'name') or use another --db"
                 )
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
             for entry in self.spec.bots:

@@ -192,7 +192,8 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
                 raise _fail(path, f"{where}.path", "must be a string")
             bot_path = (path.parent / entry["path"]).resolve()
             if not bot_path.exists():
-                raise _fail(path, f"{where}.path", f"no such file: {bot_path}")
+                raise _fail(path, f"{where}.path", f"no such file: {bot_path} (a bot already registered, or "
+                            "in a tournament already begun, plays its stored copy if the file leaves out its path)")
             if bot_path.is_dir():
                 raise _fail(path, f"{where}.path", f"{bot_path} is a directory; give the bot's script or program")
             try:

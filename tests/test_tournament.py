@@ -154,8 +154,29 @@ def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     with Store(str(db)) as store:
         Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
-        with pytest.raises(ConfigError, match=r"\(different: games\); rename the tournament"):
+        with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2\); rename the tournament"):
             Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
+        changed = random_field(4, games=2).replace('seed = 5', 'seed = 6')
+        with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2; seed: stored 5, file 6; "
+                                              r"bots: stored r0, r1, r2, file r0, r1, r2, r3\)"):
+            Tournament(load_tournament(write(tmp_path, changed, "v.toml")), store, db)
+
+
+def test_a_file_that_writes_out_defaults_resumes_its_tournament(tmp_path: Path) -> None:
+    """Settings written out at their defaults play the same games as settings left out, and
+    variants are independent switches: such a file resumes (it was refused as 'other settings')."""
+    db = tmp_path / "a.db"
+    keg = 'game = "reactor"'
+    plain = random_field(3).replace(keg, 'game = "powder-keg"\nvariants = ["short-hands", "simpler-double"]')
+    spelled = (random_field(3).replace(keg, 'game = "powder-keg"\nvariants = ["simpler-double", "short-hands"]\n'
+                                            'points = 3')
+               .replace('mode = "none"', 'mode = "none"\nmemory_mb = 1024\nprocesses = 32'))
+    with Store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, plain)), store, db)
+        Tournament(load_tournament(write(tmp_path, spelled, "u.toml")), store, db)  # no ConfigError
+        with pytest.raises(ConfigError, match=r"points: stored none, file 2"):
+            Tournament(load_tournament(write(tmp_path, spelled.replace("points = 3", "points = 2"), "v.toml")),
+                       store, db)
 
 
 def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_path: Path) -> None:
