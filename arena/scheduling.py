@@ -156,18 +156,24 @@ def _table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, r
 
 
 def table_sizes(n_bots: int, seats: int, min_seats: int | None = None) -> tuple[int, ...]:
-    """Table sizes of one Swiss round: full tables, then one smaller table if allowed."""
+    """Table sizes of one Swiss round, largest first: as few byes as the sizes allow (each table
+    ``min_seats`` to ``seats``; all ``seats`` without ``min_seats``), then as many full tables
+    as possible, the short ones as even as possible.  10 bots at 4 seats, ``min_seats = 3``:
+    4, 3, 3 and nobody sits out (full tables and one leftover table would give two byes)."""
     _check_seats(seats)
     if min_seats is not None and not MIN_SEATS <= min_seats <= seats:
         raise ValueError(f"min_seats must be between {MIN_SEATS} and seats ({seats}), got {min_seats}")
-    full, left = divmod(n_bots, seats)
-    sizes = [seats] * full
-    if left and min_seats is not None and left >= min_seats:
-        sizes.append(left)
-    if not sizes:
-        smallest = seats if min_seats is None else min_seats
-        raise ValueError(f"{n_bots} bots cannot fill a table (at least {smallest} seats)")
-    return tuple(sizes)
+    smallest = seats if min_seats is None else min_seats
+    for seated in range(n_bots, smallest - 1, -1):
+        tables = -(-seated // seats)
+        if tables * smallest > seated:
+            continue  # too few bots for that many tables: one more sits out
+        missing = tables * seats - seated  # empty seats, spread over as few short tables as can hold them
+        short = -(-missing // (seats - smallest)) if missing else 0
+        at_short = seated - (tables - short) * seats
+        return tuple([seats] * (tables - short)
+                     + [at_short // short + (i < at_short % short) for i in range(short)])
+    raise ValueError(f"{n_bots} bots cannot fill a table (at least {smallest} seats)")
 
 
 def table_count(n_bots: int, seats: int, min_seats: int | None = None) -> int:
@@ -425,7 +431,8 @@ def swiss_round(
 
     ``standings`` are points so far (higher is better; missing bots count 0).  ``history`` is
     every earlier Pairing; byes are inferred from the rounds in it a bot did not play.  Tables
-    all have ``seats`` seats, unless ``min_seats`` lets the leftover bots form one smaller table.
+    all have ``seats`` seats, unless ``min_seats`` lets smaller tables seat bots that would
+    otherwise sit out (:func:`table_sizes`).
     """
     field = _field(bots)
     sizes = table_sizes(len(field), seats, min_seats)

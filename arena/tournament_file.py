@@ -8,7 +8,7 @@ Example::
     seats = 4                   # seats per table, 2-6 (within the game's limits)
     games = 1                   # round-robin only: matches per table and seat rotation
     rounds = 4                  # swiss: rounds (default: enough for the field)
-    # min_seats = 3             # swiss: a table may seat this few when the field does not divide
+    # min_seats = 3             # swiss: tables may seat this few, so that fewer bots sit out
     rotations = true            # play every cyclic rotation of each table's seats (the default for both formats)
     duplicate = true            # the rotations of a table share the deal
     seed = 2026

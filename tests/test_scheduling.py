@@ -191,7 +191,12 @@ def test_schedule_size_for_swiss_and_bad_formats() -> None:
         (12, 4, None, (4, 4, 4), 0),
         (14, 4, None, (4, 4, 4), 2),
         (14, 4, 2, (4, 4, 4, 2), 0),
-        (13, 4, 2, (4, 4, 4), 1),
+        (13, 4, 2, (4, 4, 3, 2), 0),  # everyone seated: two short tables rather than a bye
+        (10, 4, 3, (4, 3, 3), 0),  # not 4, 4 and two byes
+        (7, 3, 2, (3, 2, 2), 0),
+        (5, 4, 3, (4,), 1),  # 3 + 2 would need a table under min_seats
+        (11, 6, 4, (6, 5), 0),
+        (9, 6, 5, (6,), 3),
         (5, 6, 3, (5,), 0),
         (2, 2, None, (2,), 0),
     ],
@@ -405,19 +410,24 @@ def test_swiss_rotations_share_the_deal() -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(3, 20), k=st.integers(3, 6), min_seats=st.integers(2, 6), seed=st.text(max_size=4))
-def test_swiss_min_seats_allows_one_smaller_table(n: int, k: int, min_seats: int, seed: str) -> None:
+def test_swiss_min_seats_seats_as_many_bots_as_it_can(n: int, k: int, min_seats: int, seed: str) -> None:
+    """Tables of min_seats..k seats, largest first; a bye only where no such tables seat one more
+    bot; then as many full tables as possible (short tables hold the empty seats, fewest first)."""
     if min_seats > k or n < min_seats:
         with pytest.raises(ValueError):
             swiss_round(names(n), k, 1, {}, [], seed=seed, min_seats=min_seats)
         return
-    left = n % k
-    played = play_swiss(n, k, 3, seed, min_seats=min_seats)
-    for _, _, result in played:
+
+    def fits(bots: int) -> bool:  # some number of tables of min_seats..k seats holds exactly these bots
+        return any(t * min_seats <= bots <= t * k for t in range(1, bots + 1))
+
+    for _, _, result in play_swiss(n, k, 3, seed, min_seats=min_seats):
         sizes = [len(p.seats) for p in result.pairings]
-        if left >= min_seats:
-            assert sizes == [k] * (n // k) + [left] and result.byes == ()
-        else:
-            assert sizes == [k] * (n // k) and len(result.byes) == left
+        assert all(min_seats <= size <= k for size in sizes) and sizes == sorted(sizes, reverse=True)
+        assert sum(sizes) + len(result.byes) == n
+        assert not any(fits(n - b) for b in range(len(result.byes)))
+        if min_seats < k:
+            assert sizes.count(k) == len(sizes) - -(-(len(sizes) * k - sum(sizes)) // (k - min_seats))
 
 
 def test_swiss_byes_are_inferred_from_history() -> None:
