@@ -111,6 +111,9 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
                 todo = todo[1:]
             if todo:
                 reports += session.play_matches(game, game_config, bots, todo)
+    if session.lingered:
+        problems.append("the bot did not exit within 0.5 s of `shutdown` and was killed: every stop of it "
+                        "(each match's end, each restart) waits that long; exit when `shutdown` arrives")
     report = reports[0]
     played = [g for r in reports for g in r.games]
     times = [d["ms"] for g in played for d in g.record["decisions"] if "ms" in d]

@@ -221,6 +221,7 @@ class Seat:
         self.channel: Channel | None = None
         self.endpoint_dir: Path | None = None
         self.ready = False  # handshake done and not stopped since
+        self.lingered = False  # once did not exit within 0.5 s of a shutdown, and was killed
         self.retiring = False  # faulted: finishes the games it plays, then is restarted
         self.welcomed: tuple[list[str], int, list[str]] | None = None  # names, seat, variants
         self.hello_name: str | None = None
@@ -336,8 +337,8 @@ class Seat:
         if self.channel is not None and self.ready and reason is None:
             self.channel.send(messages.shutdown())
         if self.proc is not None:
-            if reason is None:
-                self.proc.wait(0.5)
+            if reason is None and self.proc.wait(0.5) is None and self.ready:
+                self.lingered = True  # it did not exit on shutdown: it is killed (arena check says so)
             self.proc.stop(grace=0.2 if reason is None else 0.0)
             text = self.proc.take_stderr()
             self.proc = None
@@ -708,6 +709,7 @@ class Session:
         os.chmod(self.workroot, 0o711)  # bots' uids must reach their own socket directory inside
         (self.workroot / OWNER_FILE).write_text(str(os.getpid()))
         self.last_report: dict[tuple[BotSpec, int], GameReport] = {}
+        self.lingered: set[str] = set()  # bots that did not exit on shutdown when the session closed
 
     def __enter__(self) -> "Session":
         return self
@@ -719,6 +721,8 @@ class Session:
         """Stop every bot; stderr written after its last game still goes into that game's log."""
         for key, seat in self.players.items():
             tail = seat.stop()
+            if seat.lingered:
+                self.lingered.add(seat.spec.name)
             report = self.last_report.get(key)
             if tail and report is not None:
                 report.logs[seat.index] = report.logs.get(seat.index, "") + tail

@@ -114,6 +114,16 @@ def test_a_fault_is_shown_where_it_happened_with_that_seats_stderr() -> None:
     assert "deliberate crash on the third decision" in text
 
 
+def test_a_bot_that_lingers_after_shutdown_is_told_so() -> None:
+    """A bot that ignores `shutdown` plays correctly, but every stop of it waits and kills it:
+    the check still passes, and says what to fix."""
+    lingers = check_bot(bot_spec(str(ROOT / "tests" / "bots" / "zoo_linger.py")), "reactor", matches=1,
+                        config=NO_SANDBOX)
+    assert lingers.ok and any("did not exit within 0.5 s of `shutdown`" in p for p in lingers.problems)
+    prompt = check_bot(bot_spec(RANDOM), "reactor", matches=1, config=NO_SANDBOX)
+    assert not any("shutdown" in p for p in prompt.problems)
+
+
 def test_a_bot_that_never_says_hello_is_not_started_for_every_match() -> None:
     """A silent bot costs one start-up wait, not one per game of every match: the check stops
     after the first match and says why."""
