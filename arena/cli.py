@@ -586,6 +586,13 @@ def ratings(
         with store.snapshot():  # results and faults of the same games, while a run may write
             rows = store.results(tournament=tournament, game=game)
             faults = store.fault_counts(tournament=tournament, game=game)
+        counted = {row.tournament for row in rows}
+        unfinished = [t.id for t in store.tournaments() if t.id in counted and t.status != "finished"]
+    if unfinished:  # on stderr: the data formats' stdout stays the table alone
+        which = (f"tournament {unfinished[0]} is" if len(unfinished) == 1
+                 else f"tournaments {', '.join(unfinished)} are")
+        typer.echo(f"note: {which} not finished (interrupted, or playing now): these ratings include only "
+                   "the games played so far", err=True)
     games_here = sorted({row.game for row in rows})
     if len(games_here) > 1:  # one ranking of bots that never meet would mislead
         raise UsageError(f"{db} holds games of {' and '.join(games_here)}: rate one game at a time, "

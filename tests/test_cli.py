@@ -510,6 +510,29 @@ def test_play_takes_a_command_line_with_a_relative_path() -> None:
     assert [b["faults"] for b in out["bots"]] == [{}, {}] and out["bots"][0]["games"] == 1, done.stderr
 
 
+def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
+    """Ratings of an interrupted tournament are partial: a note on stderr says so (stdout keeps
+    the table alone); once the tournament is finished, no note."""
+    from arena.storage import Store
+    from arena.tournament import Tournament
+    from arena.tournament_file import load_tournament
+
+    spec, db = load_tournament(random_tournament(tmp_path, bots=3)), tmp_path / "a.db"
+
+    def interrupt(progress) -> None:
+        if progress.games_done >= 1:
+            raise KeyboardInterrupt
+
+    with Store(str(db)) as store, pytest.raises(KeyboardInterrupt):
+        Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
+    partial = arena("ratings", "--db", str(db), "--format", "csv")
+    assert partial.returncode == 0 and partial.stdout.startswith("rank,bot")
+    assert partial.stderr == ("note: tournament t is not finished (interrupted, or playing now): these ratings "
+                              "include only the games played so far\n")
+    ok("run", str(random_tournament(tmp_path, bots=3)), "--db", str(db), "--quiet")
+    assert arena("ratings", "--db", str(db)).stderr == ""
+
+
 def test_ratings_of_games_none_of_which_counts_say_why(tmp_path: Path) -> None:
     """Right after a tournament whose bots never started, 'run a tournament' would mislead."""
     crash = ROOT / "tests" / "bots" / "zoo_crash_start.py"
