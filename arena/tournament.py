@@ -163,8 +163,13 @@ def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
     return value
 
 
-def _shown(value: Any) -> str:
-    return "none" if value is None else json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
+def _shown(key: str, value: Any) -> str:
+    """A spec's value as a refusal to resume names it."""
+    if key == "bots" and isinstance(value, list):
+        return ", ".join(sorted(str(entry.get("name")) for entry in value))
+    if value is None:
+        return "none"
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
 def table_config(config: GameConfig, seats: int) -> GameConfig:
@@ -206,11 +211,8 @@ class Tournament:
                             and _comparable(k, stored.get(k), self.game, seats[0])
                             != _comparable(k, wanted.get(k), self.game, seats[1]))
             if differ:
-                what = "; ".join(f"{k}: stored {_shown(stored.get(k))}, file {_shown(wanted.get(k))}"
-                                 for k in differ if k != "bots")
-                if "bots" in differ:
-                    names = (sorted(b["name"] for b in stored.get("bots", [])), sorted(b.name for b in self.spec.bots))
-                    what = "; ".join(filter(None, [what, f"bots: stored {', '.join(names[0])}, file {', '.join(names[1])}"]))
+                what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
+                                 for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
                 raise ConfigError(
                     f"tournament {self.id!r} is already in this database with other settings ({what}); "
                     "rename the tournament (field 'name') or use another --db"
