@@ -155,15 +155,24 @@ def _table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, r
 # --------------------------------------------------------------------------- sizes
 
 
-def table_sizes(n_bots: int, seats: int, min_seats: int | None = None) -> tuple[int, ...]:
+def table_sizes(n_bots: int, seats: int, min_seats: int | None = None, *, fill: bool = True) -> tuple[int, ...]:
     """Table sizes of one Swiss round, largest first: as few byes as the sizes allow (each table
     ``min_seats`` to ``seats``; all ``seats`` without ``min_seats``), then as many full tables
     as possible, the short ones as even as possible.  10 bots at 4 seats, ``min_seats = 3``:
-    4, 3, 3 and nobody sits out (full tables and one leftover table would give two byes)."""
+    4, 3, 3 and nobody sits out (full tables and one leftover table would give two byes).
+
+    ``fill=False``: the sizes of tournaments begun before that rule (full tables, then one
+    table of the leftover bots if ``min_seats`` allows it), so that they resume as they began."""
     _check_seats(seats)
     if min_seats is not None and not MIN_SEATS <= min_seats <= seats:
         raise ValueError(f"min_seats must be between {MIN_SEATS} and seats ({seats}), got {min_seats}")
     smallest = seats if min_seats is None else min_seats
+    if not fill:
+        full, left = divmod(n_bots, seats)
+        legacy = [seats] * full + ([left] if left and left >= smallest else [])
+        if not legacy:
+            raise ValueError(f"{n_bots} bots cannot fill a table (at least {smallest} seats)")
+        return tuple(legacy)
     for seated in range(n_bots, smallest - 1, -1):
         tables = -(-seated // seats)
         if tables * smallest > seated:
@@ -338,12 +347,13 @@ def _exact_search(
 ) -> list[list[str]] | None:
     """Branch and bound over partitions; returns the cheapest found below ``bound``, if any.
 
-    Full tables are built in order of their top-ranked member, which fixes each table's index
+    The short tables (any number, at the end) are chosen first, each at its own index; then the
+    full tables are built in order of their top-ranked member, which fixes each table's index
     while it is built, so partial costs are exact and prune the search.  The search stops after
     ``SEARCH_BUDGET`` table costings: small fields are searched whole, large ones as far as time allows.
     """
     full = sizes[0]
-    small = sizes[-1] if sizes[-1] != full else 0
+    shorts = [(index, size) for index, size in enumerate(sizes) if size != full]  # the last tables
     best: list[list[str]] | None = None
     best_cost = bound
     spent = 0
@@ -364,12 +374,22 @@ def _exact_search(
             left = [b for b in others if b not in mates]
             fill(left, [*built, table], _add(so_far, cost(table, len(built))), tail)
 
-    if small:
-        for table in itertools.combinations(players, small):
-            rest = [b for b in players if b not in table]
-            fill(rest, [], cost(table, len(sizes) - 1), [list(table)])
-    else:
-        fill(players, [], (0, 0), [])
+    def place_shorts(k: int, rest: list[str], so_far: Cost, tail: list[list[str]]) -> None:
+        """The short tables first, each at its own index (any number of them), then the full ones."""
+        nonlocal spent
+        if k == len(shorts):
+            fill(rest, [], so_far, tail)
+            return
+        index, size = shorts[k]
+        for table in itertools.combinations(rest, size):
+            if spent >= SEARCH_BUDGET:
+                return
+            spent += 1
+            with_it = _add(so_far, cost(table, index))
+            if with_it < best_cost:
+                place_shorts(k + 1, [b for b in rest if b not in table], with_it, [*tail, list(table)])
+
+    place_shorts(0, players, (0, 0), [])
     return best
 
 
@@ -426,6 +446,7 @@ def swiss_round(
     seed: str,
     min_seats: int | None = None,
     rotations: bool = False,
+    fill: bool = True,
 ) -> SwissRound:
     """Pair one Swiss round of multiplayer tables.
 
@@ -435,7 +456,7 @@ def swiss_round(
     otherwise sit out (:func:`table_sizes`).
     """
     field = _field(bots)
-    sizes = table_sizes(len(field), seats, min_seats)
+    sizes = table_sizes(len(field), seats, min_seats, fill=fill)
     if round < 1:
         raise ValueError(f"round must be at least 1, got {round}")
     memory = _remember(history, field, before=round)

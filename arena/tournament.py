@@ -179,6 +179,12 @@ def table_config(config: GameConfig, seats: int) -> GameConfig:
 
 
 RUN_ONLY_FIELDS = frozenset({"concurrent"})  # settings a resumed run may change
+# How Swiss rounds are sized and scored, stored with each tournament so that one begun under an
+# earlier rule resumes under it (its next round is paired as its first rounds were):
+#   1: full tables plus one leftover table; a round's points summed over its matches.
+#   2: tables seat as many bots as min_seats allows; a round's points are the mean over the
+#      table's matches, and a game where nobody played gives nothing.
+SCHEDULE = 2
 
 
 class Tournament:
@@ -202,6 +208,7 @@ class Tournament:
         if existing is not None:
             stored = dict(existing.spec)
             version_ids = stored.pop("bot_versions", {})
+            self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
             # Bots are compared by name here and by content below, not by path: a project moved
             # or copied elsewhere still resumes its tournament.
             # How many games are in play at once changes how fast, never what is played: a
@@ -227,6 +234,7 @@ class Tournament:
                                     "to play this file", entry.name, entry.path, self.id,
                                     versions[entry.name].version)
         else:
+            self.schedule = SCHEDULE
             versions = {}
             # Registered names first: a name that is not there stops the run before any file is
             # registered, so a typo leaves the database as it was (and a new one is removed).
@@ -250,7 +258,8 @@ class Tournament:
             versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
             self.store.start_tournament(
                 self.id, self.spec.name, self.game.name,
-                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}}, self.spec.seed,
+                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE},
+                self.spec.seed,
             )
         self.version_ids = {name: v.id for name, v in versions.items()}
         cache = cache_dir(db_path)
@@ -302,7 +311,8 @@ class Tournament:
         - A game where no bot played (every seat forfeited) gives nobody anything, as a bye
           gives nothing (the byes go to the lowest standings, one each before anyone has two).
         Exact fractions: equal scores must compare equal (as floats 0.2 + 0.4 != 0.0 + 0.6, and
-        equal scores are ordered by the seed, not by rounding)."""
+        equal scores are ordered by the seed, not by rounding).  A tournament begun under the
+        first rule (:data:`SCHEDULE`) keeps it: each match worth its mean, nobody-played included."""
         pairings = list(pairings)
         points: dict[str, Fraction] = {b.name: Fraction(0) for b in self.spec.bots}
         done = stored_results(self.store, self.id)
@@ -311,9 +321,10 @@ class Tournament:
             match_id = f"{self.id}/{p.id}"
             bots = done.seats.get(match_id, p.seats)
             results = list(done.results.get(match_id, {}).values())
-            share = Fraction(1, matches_at[(p.round, p.table)] * max(len(results), 1))
+            per_match = matches_at[(p.round, p.table)] if self.schedule >= 2 else 1
+            share = Fraction(1, per_match * max(len(results), 1))
             for result in results:
-                if len(result.forfeits) == len(result.places):
+                if self.schedule >= 2 and len(result.forfeits) == len(result.places):
                     continue  # nobody played
                 for seat, earned in enumerate(place_points(result.places)):
                     points[bots[seat]] += earned * share
@@ -349,7 +360,8 @@ class Tournament:
                 for number in range(1, rounds + 1):
                     standings = self.standings(history)
                     plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
-                                       min_seats=self.spec.min_seats, rotations=self.spec.rotations)
+                                       min_seats=self.spec.min_seats, rotations=self.spec.rotations,
+                                       fill=self.schedule >= 2)
                     progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
                     self._execute(list(plan.pairings), workers, progress, on_progress, errors, target)
                     history.extend(plan.pairings)

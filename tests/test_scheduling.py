@@ -454,3 +454,25 @@ def test_swiss_rejects_bad_arguments(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         swiss_round(bots, seats, round, {}, [], seed="bad", min_seats=min_seats)
+
+
+@pytest.mark.parametrize("sizes", [(3, 2, 2), (4, 3, 3), (4, 4, 3, 2), (4, 4, 2), (3, 3)])
+def test_the_exact_search_handles_any_number_of_short_tables(sizes: tuple[int, ...]) -> None:
+    """min_seats can now make several short tables a round; the search for a grouping without
+    a repeated table assumed one at most, and found nothing (a repeat was kept) with two."""
+    from arena.scheduling import _exact_search
+
+    players = names(sum(sizes))
+    found = _exact_search(players, sizes, lambda table, index: (0, 0), bound=(1, 0))
+    assert found is not None and [len(t) for t in found] == list(sizes)
+    assert sorted(b for t in found for b in t) == sorted(players)
+    # And a cost that wants given bots together at given tables is met exactly.
+    want = {}
+    at = 0
+    for index, size in enumerate(sizes):
+        for bot in players[at:at + size]:
+            want[bot] = index
+        at += size
+    cost = lambda table, index: (sum(want[b] != index for b in table), 0)  # noqa: E731
+    best = _exact_search(players, sizes, cost, bound=(len(players) + 1, 0))
+    assert best is not None and all(want[b] == i for i, t in enumerate(best) for b in t)

@@ -399,6 +399,39 @@ def test_a_swiss_game_where_nobody_played_gives_no_points(tmp_path: Path) -> Non
         assert set(tournament.standings(played).values()) == {0}
 
 
+def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path) -> None:
+    """Tournaments stored before table sizes seated everyone (and before a round's points were
+    a mean over its matches) carry no schedule number: they resume with the rule they began
+    with, so their next round is paired as their first was (resuming one was refused: 'match
+    ... is stored with the bots ... but the schedule now seats ...')."""
+    text = random_field(7, seats=3, extra='format = "swiss"\nrounds = 2\nrotations = false\nmin_seats = 2')
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+
+    def interrupt(progress) -> None:
+        if progress.games_done >= 2:
+            raise KeyboardInterrupt
+
+    with Store(str(old)) as store:
+        Tournament(load_tournament(write(tmp_path, text)), store, old)
+        spec = dict(store.tournament("t").spec)
+        assert spec.pop("schedule") == 2
+        store.db.execute("UPDATE tournaments SET spec = ? WHERE id = 't'", [json.dumps(spec)])
+        legacy = Tournament(load_tournament(write(tmp_path, text)), store, old)
+        assert legacy.schedule == 1
+        with pytest.raises(KeyboardInterrupt):
+            legacy.run(workers=1, on_progress=interrupt)
+        resumed = Tournament(load_tournament(write(tmp_path, text)), store, old).run(workers=1)
+        assert resumed.errors == [] and store.tournament("t").status == "finished"
+    with Store(str(new)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text)), store, new).run(workers=1).errors == []
+
+    def sizes(db: Path) -> list[int]:
+        return sorted(len(seats) for seats in results_of(db).values())
+
+    assert sizes(old) == [3, 3, 3, 3]  # two tables of 3 a round, and a bye
+    assert sizes(new) == [2, 2, 2, 2, 3, 3]  # 3 + 2 + 2: everyone seated
+
+
 def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path, monkeypatch) -> None:
     """A round with a failed match is not followed by the next: it would be paired on part of
     the results, and a rerun would then mix two schedules.  The rerun finishes the round, goes on,
