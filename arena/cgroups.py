@@ -112,12 +112,13 @@ def make_unowned(memory_bytes: int, processes: int) -> BotGroup:
     process, so that :func:`unowned_groups` knows them for stale once it has died (a name left by
     an earlier process of the same pid is skipped, never shared).  Raises OSError if the kernel
     refuses."""
-    while True:
+    for _ in range(1000):  # (a hierarchy mounted twice, say cpu with memory, would refuse every name)
         try:
             return _make(f"arena-bot-r{os.getpid()}-{next(_counter)}", memory_bytes, processes,
                          take_over=False)
         except FileExistsError:
             continue
+    raise OSError(f"no free cgroup name arena-bot-r{os.getpid()}-N under {ROOT}")
 
 
 def _make(name: str, memory_bytes: int, processes: int, *, take_over: bool) -> BotGroup:

@@ -785,6 +785,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
+    except BrokenPipeError:  # `arena games | head`: the reader has all it wanted
+        _drop_stdout()
+        sys.exit(0)
     except OSError as exc:  # the system refused something, such as writing stdout to a full disk
         _drop_stdout()  # what is still buffered there would fail again at exit, with a traceback
         where = f" ({exc.filename})" if exc.filename else ""

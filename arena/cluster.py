@@ -265,7 +265,7 @@ def _stopping(queue: Any) -> bool:
 # -- on the coordinator ---------------------------------------------------------------------------
 
 
-_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})")
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[^\]/\s]+\]|[^\[\]/:\s]+):([0-9]{1,5})")
 
 
 def check_address(address: str) -> None:

@@ -429,8 +429,10 @@ def remove_stale_workdirs() -> list[Path]:
     """Remove the bot working folders whose maker has died (a referee or worker killed with
     ``kill -9``, or by the OOM killer, cannot clean up); return them.
 
-    A folder's name carries the pid of the process that made it.  Only folders of this user's,
-    or of a bot uid as root, are judged: anyone can make folders in /tmp.  Run after
+    A folder's name carries the pid of the process that made it.  Only folders of this user's are
+    judged: anyone can make folders in /tmp, and a live bot of another referee could plant one
+    under its own uid and swap it for a link while it is removed.  (A bot uid's folders are
+    removed when the uid is leased again, once none of its processes is left.)  Run after
     :func:`reap_orphans` and :func:`reap_stale_groups`, so that no stale bot still works in one."""
     me, euid = os.getpid(), os.geteuid()
     removed = []
@@ -444,7 +446,7 @@ def remove_stale_workdirs() -> list[Path]:
             continue
         if not stat.S_ISDIR(info.st_mode):
             continue
-        if info.st_uid != euid and not (euid == 0 and info.st_uid in UID_RANGE):
+        if info.st_uid != euid:
             continue
         try:
             os.kill(int(match.group(1)), 0)

@@ -225,6 +225,14 @@ def test_run_checks_the_cluster_address_before_playing(tmp_path: Path, address: 
     assert not db.exists()
 
 
+def test_scheduler_addresses_that_dask_takes_are_taken() -> None:
+    from arena.cluster import check_address
+
+    for address in ("local", "tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786",
+                    "tcp://[::1]:8786", "tcp://dask_scheduler:8786", "tcp://[fe80::1%eth0]:8786"):
+        check_address(address)  # no UsageError
+
+
 def test_a_run_refused_before_any_game_does_not_speak_of_stored_games(tmp_path: Path) -> None:
     """A bot name taken by the other game refuses the tournament before any game: the error says
     what to change, and does not claim that games were stored (as after a failure mid-run)."""

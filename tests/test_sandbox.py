@@ -594,10 +594,13 @@ def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
     while sandbox._live_pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert sandbox._live_pids_of_uid(uid) == []
-    # Its workdir is left behind, named with the dead referee's pid: the next session removes it.
+    # Its workdir is left behind, named with the dead referee's pid.  It belongs to the bot's
+    # uid, so the sweep by name leaves it (a bot could plant such a folder); the next lease of
+    # the uid, with none of its processes left, removes it.
     left = [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
     assert [p.name for p in left] and all(f"-w{referee.pid}-" in p.name for p in left)
-    assert set(left) <= set(sandbox.remove_stale_workdirs())
+    assert not set(left) & set(sandbox.remove_stale_workdirs())
+    sandbox._remove_stale_workdirs(uid)
     assert not [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
 
 
@@ -617,9 +620,14 @@ def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: 
     (stale / "notes.txt").write_text("a bot's file")
     planted = tmp_path / f"arena-p2-w{dead}-f1f0f1f0"
     planted.write_text("a file, not a folder")
+    theirs = tmp_path / f"arena-p3-w{dead}-b0b0b0b0"  # a bot uid's, as root: never judged by name
+    if os.geteuid() == 0:
+        theirs.mkdir()
+        os.chown(theirs, sandbox.UID_RANGE.start, sandbox.UID_RANGE.start)
     assert sandbox.remove_stale_workdirs() == [stale]
     assert not stale.exists()
     assert all(p.exists() for p in (live, mine, planted, *other))
+    assert theirs.exists() == (os.geteuid() == 0)
 
 
 # --- modes and uids ---------------------------------------------------------------------------
