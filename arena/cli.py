@@ -181,7 +181,7 @@ def play(
     summary = play_matches(game_obj, config, bots, matches=games, seed=seed,
                            referee=_referee_config(sandbox, decision_ms, game_ms, startup_ms))
     if json_out:
-        typer.echo(summary.to_json_text())
+        _echo_json(summary.to_json())
     else:
         for line in summary.lines():
             typer.echo(safe(line))

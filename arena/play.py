@@ -6,8 +6,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from arena.games import Game, GameConfig
 from arena.referee import MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
 
@@ -39,15 +37,13 @@ class PlaySummary:
             })
         return rows
 
-    def to_json_text(self) -> str:
+    def to_json(self) -> dict[str, Any]:
         games = [
             {"match": i, "game_id": g.game_id, "places": g.record["result"]["places"],
              "winner": g.record["result"]["winner"], "faults": [f.to_json() for f in g.faults]}
             for i, m in enumerate(self.matches) for g in m.games
         ]
-        # Indented, as every other --json output is.
-        return orjson.dumps({"game": self.game, "bots": self.per_bot(), "games": games},
-                            option=orjson.OPT_INDENT_2).decode()
+        return {"game": self.game, "bots": self.per_bot(), "games": games}
 
     def lines(self) -> list[str]:
         """The human report: each game's places and faults (with the faulting bot's last

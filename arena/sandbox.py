@@ -444,17 +444,9 @@ def remove_stale_workdirs() -> list[Path]:
             info = os.lstat(path)
         except FileNotFoundError:
             continue
-        if not stat.S_ISDIR(info.st_mode):
-            continue
-        if info.st_uid != euid:
-            continue
-        try:
-            os.kill(int(match.group(1)), 0)
-        except ProcessLookupError:
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == euid and not _is_alive(int(match.group(1))):
             _remove_tree(path)
             removed.append(path)
-        except (PermissionError, OverflowError):
-            pass  # alive (another user's), or no pid at all
     return removed
 
 
