@@ -56,7 +56,7 @@ def selfplay(
 
     Example: arena selfplay powder-keg --players 4 --games 10 --seed 7 --variant short-hands --out keg.jsonl
     """
-    from arena.selfplay import SelfPlaySpec, iter_records
+    from arena.games.selfplay import SelfPlaySpec, iter_records
     from arena.jsonio import write_jsonl
 
     spec = SelfPlaySpec(
@@ -98,7 +98,7 @@ def _game(name: str):
 
 def _check_selfplay(spec) -> None:
     from arena.games import GameConfig
-    from arena.policies import policy_names
+    from arena.games.policy import policy_names
 
     game = _game(spec.game)
     try:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from arena.games import GameConfig, SeededChance, get_game
 from arena.games.base import Action, Observation
-from arena.policies import Policy, make_policy, policy_names
-from arena.selfplay import play_game
+from arena.games.policy import Policy, make_policy, policy_names
+from arena.games.selfplay import play_game
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Powder Keg bot: the simple ``heuristic`` policy of arena/policies/powder_keg.py over the SDK: a
+"""Powder Keg bot: the simple ``heuristic`` policy of arena/games/powder_keg/policies.py over the SDK: a
 beginner's handful of rules on the current observation, no memory.
 
     python bots/keg_heuristic.py ENDPOINT
@@ -9,7 +9,7 @@ a warm or a restarted process).
 
 import sys
 
-from arena.policies.program import main
+from arena.bots.program import main
 
 if __name__ == "__main__":
     sys.exit(main("powder-keg", "heuristic", "keg-heuristic"))

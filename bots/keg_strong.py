@@ -1,4 +1,4 @@
-"""Powder Keg bot: the ``strong`` policy of arena/policies/powder_keg.py: counts cards, remembers
+"""Powder Keg bot: the ``strong`` policy of arena/games/powder_keg/policies.py: counts cards, remembers
 where Kings went back into the pile and learns how each opponent reinserts them.
 
     python bots/keg_strong.py ENDPOINT
@@ -10,7 +10,7 @@ indexes, who doused), which makes its memory exact.
 
 import sys
 
-from arena.policies.program import main
+from arena.bots.program import main
 
 if __name__ == "__main__":
     sys.exit(main("powder-keg", "strong", "keg-strong"))

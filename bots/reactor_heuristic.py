@@ -1,4 +1,4 @@
-"""Reactor bot "heuristic": one simple rule (``ReactorHeuristic`` in arena.policies.reactor).
+"""Reactor bot "heuristic": one simple rule (``ReactorHeuristic`` in arena.games.reactor.policies).
 
 Keeps its special cards for when no number card fits, plays any number that fits at random, and
 never takes an Overclock's optional extra play.
@@ -8,7 +8,7 @@ never takes an Overclock's optional extra play.
 
 import sys
 
-from arena.policies.program import main
+from arena.bots.program import main
 
 if __name__ == "__main__":
     sys.exit(main("reactor", "heuristic", "reactor-heuristic"))

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from arena.games import REGISTRY, GameConfig, IllegalAction, SeededChance
 from arena.games.record import make_record, replay
-from arena.policies import RandomPolicy
-from arena.selfplay import play_game
+from arena.games.policy import RandomPolicy
+from arena.games.selfplay import play_game
 
 
 def tables():

@@ -20,9 +20,9 @@ import pytest
 
 from arena.games.base import GameConfig, GameError, State, redact
 from arena.games.chance import SeededChance
-from arena.games.powder_keg import CODES as KEG_CODES
-from arena.games.powder_keg import HOLDABLE, KD3, KD4, KD5, KIND_NAMES, POWDER_KEG, VARIANTS, KegState
-from arena.games.reactor import CODE_INDEX, REACTOR, ReactorState
+from arena.games.powder_keg.rules import CODES as KEG_CODES
+from arena.games.powder_keg.rules import HOLDABLE, KD3, KD4, KD5, KIND_NAMES, POWDER_KEG, VARIANTS, KegState
+from arena.games.reactor.rules import CODE_INDEX, REACTOR, ReactorState
 
 # -- The reference versions ---------------------------------------------------------------------------
 

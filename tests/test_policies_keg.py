@@ -11,10 +11,10 @@ import random
 import pytest
 
 from arena.games import GameConfig, SeededChance, get_game
-from arena.games.powder_keg import DRAW, FAVOUR_ACTION, INSERT, PAIR, PASS, SINGLE, VARIANTS, VETO, KegState
-from arena.policies import Policy, RandomPolicy, make_policy
-from arena.policies.powder_keg import POLICIES, KegCounting, KegHeuristic, KegStrong
-from arena.selfplay import play_game
+from arena.games.powder_keg.rules import DRAW, FAVOUR_ACTION, INSERT, PAIR, PASS, SINGLE, VARIANTS, VETO, KegState
+from arena.games.policy import Policy, RandomPolicy, make_policy
+from arena.games.powder_keg.policies import POLICIES, KegCounting, KegHeuristic, KegStrong
+from arena.games.selfplay import play_game
 
 GAME = get_game("powder-keg")
 COMBOS = [c for r in range(len(VARIANTS) + 1) for c in itertools.combinations(VARIANTS, r)]

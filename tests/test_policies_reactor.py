@@ -10,9 +10,9 @@ import random
 import pytest
 
 from arena.games import GameConfig, SeededChance, get_game
-from arena.games.reactor import COUNTS, DECK, ReactorState
-from arena.policies import RandomPolicy, make_policy
-from arena.policies.reactor import (
+from arena.games.reactor.rules import COUNTS, DECK, ReactorState
+from arena.games.policy import RandomPolicy, make_policy
+from arena.games.reactor.policies import (
     POLICIES,
     RANDOM,
     SIMPLE,
@@ -24,7 +24,7 @@ from arena.policies.reactor import (
     simple_choice,
     unseen_cards,
 )
-from arena.selfplay import play_game
+from arena.games.selfplay import play_game
 
 REACTOR = get_game("reactor")
 

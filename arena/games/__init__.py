@@ -15,8 +15,8 @@ from arena.games.base import (
     State,
 )
 from arena.games.chance import Chance, ReplayChance, ReplayError, SeededChance
-from arena.games.powder_keg import POWDER_KEG
-from arena.games.reactor import REACTOR
+from arena.games.powder_keg.rules import POWDER_KEG
+from arena.games.reactor.rules import REACTOR
 
 REGISTRY: dict[str, Game] = {game.name: game for game in (REACTOR, POWDER_KEG)}
 

@@ -15,24 +15,17 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-if TYPE_CHECKING:  # chance.py imports GameError from here
+from arena.games.errors import ConfigError, GameError, IllegalAction
+
+if TYPE_CHECKING:
     from arena.games.chance import Chance
+
+__all__ = ["Action", "ConfigError", "Decision", "Event", "Game", "GameConfig", "GameError", "GameResult",
+           "IllegalAction", "Observation", "State", "check_absent", "rank_places", "redact"]
 
 Action = dict[str, Any]
 Observation = dict[str, Any]
 Event = dict[str, Any]
-
-
-class GameError(ValueError):
-    """Base class of the rules engines' errors."""
-
-
-class ConfigError(GameError):
-    """A game configuration the rules do not allow (player count, variant, starter...)."""
-
-
-class IllegalAction(GameError):
-    """An action outside the legal set offered at the current decision."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from typing import Any
 
-from arena.games.base import GameError
+from arena.games.errors import GameError
 
 
 class ReplayError(GameError):

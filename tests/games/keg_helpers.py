@@ -6,7 +6,7 @@ from collections import Counter
 
 from arena.games.base import GameConfig
 from arena.games.chance import Chance
-from arena.games.powder_keg import CODES, KegState
+from arena.games.powder_keg.rules import CODES, KegState
 
 
 class ScriptChance(Chance):

@@ -7,7 +7,7 @@ from typing import Any
 
 from arena.games.base import Action, GameConfig
 from arena.games.chance import Chance, ReplayChance
-from arena.games.reactor import DECK, ReactorState, sort_hand
+from arena.games.reactor.rules import DECK, ReactorState, sort_hand
 
 
 def position(

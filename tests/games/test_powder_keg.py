@@ -11,7 +11,7 @@ import pytest
 from arena.games.base import ConfigError, GameConfig, GameError, IllegalAction, redact
 from arena.games.chance import ReplayChance, SeededChance
 from arena.games.match import Match
-from arena.games.powder_keg import _TABLE, CODES, DRAW, POWDER_KEG, KegState
+from arena.games.powder_keg.rules import _TABLE, CODES, DRAW, POWDER_KEG, KegState
 from arena.games.record import make_record
 from arena.games.record import replay as replay_record
 

@@ -13,7 +13,7 @@ from reactor_helpers import STOP, deck_chance, hand, label, labels, last, of_typ
 from arena.games.base import ConfigError, Decision, GameConfig, GameError, GameResult, IllegalAction
 from arena.games.chance import ReplayChance, ReplayError, SeededChance
 from arena.games.match import Match
-from arena.games.reactor import (
+from arena.games.reactor.rules import (
     ACTIONS,
     CODES,
     COUNTS,

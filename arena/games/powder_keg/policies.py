@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from arena.games.base import Action, Event, Observation
-from arena.games.powder_keg import (
+from arena.games.powder_keg.rules import (
     BK,
     DRAW,
     FAVOUR,
@@ -50,7 +50,7 @@ from arena.games.powder_keg import (
     K,
     Q,
 )
-from arena.policies import Policy
+from arena.games.policy import Policy
 
 # -- Card values and the counting rules (counting and strong) ------------------------------------------------
 

@@ -16,7 +16,7 @@ from arena.games import GameConfig, SeededChance, get_game
 from arena.games.base import Game, State
 from arena.games.match import Match
 from arena.games.record import make_record
-from arena.policies import Policy, make_policy
+from arena.games.policy import Policy, make_policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ def play_game(state: State, policies: list[Policy]) -> State:
 
     A policy with ``observe_events(events)`` is fed, before each of its decisions, the events
     its seat was shown since its last one: what the referee sends a bot program with each
-    request (``arena.policies.program``), so a bot plays the same in-process and as a program.
+    request (``arena.bots.program``), so a bot plays the same in-process and as a program.
     """
     cursors = [0] * len(policies)
     observers = [getattr(policy, "observe_events", None) for policy in policies]

@@ -1,4 +1,4 @@
-"""Reactor policies of three clearly different strengths (random lives in ``arena.policies``).
+"""Reactor policies of three clearly different strengths (random lives in ``arena.games.policy``).
 
 All of them see only what a bot sees: the observation and the legal actions (``seeds/reactor.md`` A.5).
 
@@ -29,7 +29,7 @@ from math import comb
 
 from arena.games.base import Action, GameConfig, Observation
 from arena.games.chance import Chance
-from arena.games.reactor import (
+from arena.games.reactor.rules import (
     ACTION_CARD,
     ACTION_EFFECT,
     ACTION_METER,
@@ -43,7 +43,7 @@ from arena.games.reactor import (
     STOP_ID,
     ReactorState,
 )
-from arena.policies import Policy
+from arena.games.policy import Policy
 
 _ID: dict[tuple[str, int | None], int] = {
     (card, 1 if card == "S" and a == 0 else 11 if card == "S" else None): a
