@@ -11,7 +11,7 @@ import pytest
 
 from arena.storage import Store
 from arena.tournament import Tournament
-from arena.tournament_file import load_tournament
+from arena.tournament.file import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 

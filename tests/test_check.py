@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena import referee as referee_module
-from arena.check import MATCHES, SEED, check_bot
+from arena.referee.check import MATCHES, SEED, check_bot
 from arena.cli import app
 from arena.referee import RefereeConfig, bot_spec
 from protocol.messages import Limits

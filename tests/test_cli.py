@@ -24,10 +24,10 @@ from arena.cli import app
 from arena.errors import ConfigError
 from arena.games import REGISTRY
 from arena.games.record import replay
-from arena.jsonio import read_jsonl
-from arena.registry import NAME_RULE
+from arena.cli.jsonio import read_jsonl
+from arena.bots.registry import NAME_RULE
 from arena.storage import Store
-from arena.tournament_file import load_tournament
+from arena.tournament.file import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "bots" / "random_bot.py")
@@ -226,7 +226,7 @@ def test_run_checks_the_cluster_address_before_playing(tmp_path: Path, address: 
 
 
 def test_scheduler_addresses_that_dask_takes_are_taken() -> None:
-    from arena.cluster import check_address
+    from arena.execution.dask import check_address
 
     for address in ("local", "tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.org:8786",
                     "tcp://[::1]:8786", "tcp://dask_scheduler:8786", "tcp://[fe80::1%eth0]:8786"):
@@ -477,7 +477,7 @@ def test_play_names_games_as_its_warnings_do() -> None:
 def test_bot_text_cannot_steer_the_terminal() -> None:
     """A bot's stderr and fault values are shown with control characters escaped: no screen
     clearing, window titles or carriage returns over the real result lines."""
-    from arena.terminal import safe
+    from arena.core.terminal import safe
 
     assert safe("a\x1b[2Jb\tc\rd\x9b\u202e") == "a\\x1b[2Jb\tc\\x0dd\\x9b\\u202e"
     ansi = str(ROOT / "tests" / "bots" / "zoo_ansi.py")
@@ -523,7 +523,7 @@ def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
     the table alone); once the tournament is finished, no note."""
     from arena.storage import Store
     from arena.tournament import Tournament
-    from arena.tournament_file import load_tournament
+    from arena.tournament.file import load_tournament
 
     spec, db = load_tournament(random_tournament(tmp_path, bots=3)), tmp_path / "a.db"
 
@@ -556,7 +556,7 @@ def test_ratings_of_games_none_of_which_counts_say_why(tmp_path: Path) -> None:
 def test_play_moves_the_first_starter_each_match() -> None:
     """A Reactor match is one game: without a rotation the bot in seat 0 would start them all."""
     from arena.games import GameConfig
-    from arena.play import play_matches
+    from arena.referee.play import play_matches
     from arena.referee import RefereeConfig
 
     summary = play_matches(REGISTRY["reactor"], GameConfig(players=3), [RANDOM] * 3, matches=4, seed="s",
@@ -751,7 +751,7 @@ def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> Non
 
 def test_warnings_are_one_line_like_errors() -> None:
     """A sandbox warning printed Python's file:line and a source line after the message."""
-    code = ("import sys, warnings; from arena.terminal import report_to_stderr; from arena.sandbox import SandboxWarning; "
+    code = ("import sys, warnings; from arena.core.terminal import report_to_stderr; from arena.sandbox import SandboxWarning; "
             "report_to_stderr(); warnings.warn('bots run without bubblewrap', SandboxWarning)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stderr == "warning: bots run without bubblewrap\n"

@@ -16,14 +16,14 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from arena import affinity  # noqa: E402
-from arena.cluster import ShippedBot, execute_on_cluster, ship, unship  # noqa: E402
+from arena.execution import affinity  # noqa: E402
+from arena.execution.dask import ShippedBot, execute_on_cluster, ship, unship  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.games import GameConfig  # noqa: E402
 from arena.referee import BotSpec, RefereeConfig  # noqa: E402
 from arena.storage import Store  # noqa: E402
 from arena.tournament import TournamentOutcome, Tournament  # noqa: E402
-from arena.tournament_file import load_tournament  # noqa: E402
+from arena.tournament.file import load_tournament  # noqa: E402
 from test_tournament import ROOT, random_field, results_of, write  # noqa: E402
 
 
@@ -126,15 +126,15 @@ def test_finished_matches_are_stored_while_their_job_plays(tmp_path: Path) -> No
 def test_matches_the_queue_did_not_take_come_with_the_jobs_result(tmp_path: Path, monkeypatch) -> None:
     """When the scheduler's queue refuses a match, the job returns it instead: the coordinator
     stores the same games, each once (an in-process cluster, so the refusal can be arranged)."""
-    import arena.cluster
+    import arena.execution.dask
 
     refused: list[str] = []
 
     def refuse(queue, events) -> bool:
-        refused.append(arena.cluster._match_of(*events[-1]))
+        refused.append(arena.execution.dask._match_of(*events[-1]))
         return False
 
-    monkeypatch.setattr(arena.cluster, "_put", refuse)
+    monkeypatch.setattr(arena.execution.dask, "_put", refuse)
     text = random_field(3, games=2, name="fallback")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         outcome = run_tournament(tmp_path, text, "fallback.db", workers=1, cluster=cluster.scheduler_address)
@@ -169,16 +169,16 @@ def test_shipped_bot_runs_from_the_worker_cache(tmp_path: Path) -> None:
 
 
 def test_a_swiss_tournament_holds_one_local_cluster_for_all_its_rounds(tmp_path: Path, monkeypatch) -> None:
-    import arena.cluster
+    import arena.execution.dask
 
     opened: list[str] = []
-    real = arena.cluster.connect
+    real = arena.execution.dask.connect
 
     def counting(address: str, workers: int):
         opened.append(address)
         return real(address, workers)
 
-    monkeypatch.setattr(arena.cluster, "connect", counting)
+    monkeypatch.setattr(arena.execution.dask, "connect", counting)
     text = random_field(5, name="swiss", extra='format = "swiss"\nrounds = 3\n')
     outcome = run_tournament(tmp_path, text, "swiss.db", workers=2, cluster="local")
     assert outcome.errors == [] and outcome.played > 0
@@ -212,7 +212,7 @@ def test_a_local_cluster_is_quiet_and_leaves_ctrl_c_to_the_coordinator(tmp_path:
     the coordinator's to handle (it closes the cluster), not a traceback from every worker."""
     import subprocess
 
-    from arena.signals import sigint
+    from arena.core.signals import sigint
 
     spec = write(tmp_path, random_field(3, games=2), "q.toml")
     run = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(tmp_path / "q.db"),
@@ -238,7 +238,7 @@ def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(tmp_path: Path) -> None
         "import os, subprocess, sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "import distributed  # imported before: the signal must land while the cluster starts\n"
-        "from arena import cluster\n"
+        "from arena.execution import dask as cluster\n"
         "if __name__ == '__main__':\n"
         "    subprocess.Popen(['sh', '-c', f'sleep 0.2; kill -INT {os.getpid()}'])\n"
         "    try:\n"
@@ -249,7 +249,7 @@ def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "KeyboardInterrupt", done.stderr[-2000:]
     probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
-    from arena.signals import children_ignore_sigint
+    from arena.core.signals import children_ignore_sigint
 
     with children_ignore_sigint():
         inside = subprocess.run(probe, capture_output=True, text=True).stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from arena.progress import ProgressBar
+from arena.cli.progress import ProgressBar
 from arena.tournament import Progress
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from arena import ratings
 from arena.errors import UsageError
-from arena.tables import FORMATS
+from arena.cli.tables import FORMATS
 from arena.ratings import (
     COLUMNS, GameOutcome, Row, format_table, leaderboard, make_env, outcomes_from_results, rate,
 )

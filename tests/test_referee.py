@@ -185,7 +185,7 @@ def test_a_bot_that_never_started_cannot_outlast_one_that_plays(caplog: pytest.L
     assert f"crash_start (seat 1) faulted in {report.games[0].game_id}: startup" in caplog.text  # logged as others are
     record = both.games[0].record
     assert record["result"]["places"] == [1, 1] and record["result"]["winner"] is None
-    from arena.replay_view import replay_lines
+    from arena.cli.replay_view import replay_lines
 
     lines = list(replay_lines(record))
     decides = [i for i, line in enumerate(lines) if line.startswith(">>")]

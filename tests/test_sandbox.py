@@ -28,7 +28,9 @@ from pathlib import Path
 import pytest
 import zmq
 
-from arena import cgroups, sandbox, seccomp
+from arena import sandbox
+from arena.sandbox import seccomp
+from arena.sandbox import cgroups
 from arena.sandbox import (
     BotProcess,
     Limits,
@@ -346,7 +348,7 @@ needs_seccomp = pytest.mark.skipif(seccomp.program() is None, reason="no seccomp
 @needs_seccomp
 def test_seccomp_refuses_namespaces_tracing_and_risky_kernel_interfaces(endpoint_dir: Path) -> None:
     """Without the filter a bot creates a user namespace, and inside it a mount namespace (both
-    "ok" here before arena.seccomp); with it they fail like any refused call, while threads,
+    "ok" here before arena.sandbox.seccomp); with it they fail like any refused call, while threads,
     child processes and forks still work (clone3 says ENOSYS, so the C library uses clone)."""
     bot = start(endpoint_dir, "strict", "sandbox_syscalls.py")
     report = json_report(bot)

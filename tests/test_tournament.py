@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import affinity
+from arena.execution import affinity
 from arena.errors import ConfigError
 from arena.storage import Store
-from arena.scheduling import Pairing
-from arena.standing import out_of_match
+from arena.tournament.scheduling import Pairing
+from arena.referee.standing import out_of_match
 from arena.tournament import Tournament, stored_results
-from arena.tournament_file import load_tournament
+from arena.tournament.file import load_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "bots" / "random_bot.py"
@@ -552,7 +552,7 @@ def test_claimed_cpus_are_distinct_and_freed_when_the_process_ends(tmp_path: Pat
 
 def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
     from arena.referee import BotSpec
-    from arena.scheduling import Pairing
+    from arena.tournament.scheduling import Pairing
     from arena.tournament import Task, iter_jobs, job_size
 
     def task(i: int, bots: tuple[str, ...]) -> Task:
@@ -570,7 +570,7 @@ def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
     have been taken, so the coordinator holds a bounded part of a long tournament."""
     from arena.games import GameConfig
     from arena.referee import RefereeConfig, bot_spec
-    from arena.scheduling import Pairing
+    from arena.tournament.scheduling import Pairing
     from arena.tournament import Task, execute
 
     bots = (bot_spec(str(RANDOM), "x"), bot_spec(str(RANDOM), "y"))

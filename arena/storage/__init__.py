@@ -46,7 +46,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from arena.errors import StorageError, UnknownBot
-from arena.standing import OUT, standing
+from arena.referee.standing import OUT, standing
 
 DEFAULT_PATH = "arena.db"
 MIGRATION_SET = "arena"
@@ -197,7 +197,7 @@ def _v3_collateral_faults(db: Database) -> None:
     at the same time (its bot was stopped), which does not count towards disqualification.
 
     Before, only the end of the message said so.  Older rows are marked from that ending, as
-    the referee wrote it then; from now on the flag alone decides (see arena.standing)."""
+    the referee wrote it then; from now on the flag alone decides (see arena.referee.standing)."""
     db.execute("ALTER TABLE faults ADD COLUMN collateral INTEGER NOT NULL DEFAULT 0 CHECK (collateral IN (0, 1))")
     db.execute("UPDATE faults SET collateral = 1"
                " WHERE message LIKE '%(in game %, played at the same time; the bot was stopped)'")
@@ -312,7 +312,7 @@ class FaultRow:
     message: str = ""
     decision: int | None = None
     bot: str | None = None
-    collateral: bool = False  # the bot was stopped for a fault in another game (arena.standing)
+    collateral: bool = False  # the bot was stopped for a fault in another game (arena.referee.standing)
 
 
 @dataclass(frozen=True, slots=True)

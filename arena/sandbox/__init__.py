@@ -6,7 +6,7 @@ Layers, strongest first:
   of the system, the Python installation, the ``arena``/``protocol`` packages and the paths the
   caller exposes; a private ``/tmp``; no network.  The only way out is the ``ipc://`` socket in
   ``endpoint_dir``.  Killing bwrap kills its pid namespace, and with it every process inside.
-  A seccomp filter (:mod:`arena.seccomp`) refuses new namespaces, tracing and the kernel's
+  A seccomp filter (:mod:`arena.sandbox.seccomp`) refuses new namespaces, tracing and the kernel's
   riskiest interfaces (x86-64; elsewhere a warning says it is missing).
 * **a dedicated uid** (60001-60999, leased with ``flock`` so that it is unique on the machine)
   when the referee runs as root.  Root ignores ``RLIMIT_NPROC``, so only this makes the process
@@ -20,7 +20,7 @@ is not root, bots run as the referee's user: ``RLIMIT_NPROC`` then counts *all* 
 user, and processes that escape the process group are not found by ``stop()``.  A root referee
 whose bot cannot run under a uid of its own (no bwrap, and its interpreter or files under a folder
 such as ``/root`` that other uids cannot enter) runs it as root, but where the machine offers
-cgroups (:mod:`arena.cgroups`) still in groups of its own: they bound it as a whole, and
+cgroups (:mod:`arena.sandbox.cgroups`) still in groups of its own: they bound it as a whole, and
 ``stop()`` kills every process they list, those that left the process group included.  Groups of
 a referee that died are swept by :func:`reap_stale_groups` when the next session starts.
 
@@ -59,7 +59,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arena import cgroups, seccomp
+from arena.sandbox import seccomp
+from arena.sandbox import cgroups
 from arena.errors import ArenaError
 
 __all__ = [

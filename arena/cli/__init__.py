@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - depends on the installed Typer
 
 from arena.errors import ArenaError, UsageError
 from arena.games import REGISTRY, GameError
-from arena.terminal import report_to_stderr, safe
+from arena.core.terminal import report_to_stderr, safe
 from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 app = typer.Typer(
@@ -57,7 +57,7 @@ def selfplay(
     Example: arena selfplay powder-keg --players 4 --games 10 --seed 7 --variant short-hands --out keg.jsonl
     """
     from arena.games.selfplay import SelfPlaySpec, iter_records
-    from arena.jsonio import write_jsonl
+    from arena.cli.jsonio import write_jsonl
 
     spec = SelfPlaySpec(
         game=game, players=players, matches=games, seed=seed,
@@ -172,7 +172,7 @@ def play(
 
     Example: arena play reactor bots/random_bot.py bots/reactor_strong.py bots/random_bot.py --games 3
     """
-    from arena.play import play_matches
+    from arena.referee.play import play_matches
 
     if len(bots) < 2:
         raise UsageError("give at least two bots")
@@ -209,7 +209,7 @@ def check(
 
     Example: arena check bots/reactor_strong.py --game reactor
     """
-    from arena.check import check_bot
+    from arena.referee.check import check_bot
 
     game_obj, _ = _game_config(game, players or 2, None, None)
     report = check_bot(_bot_specs([bot])[0], game_obj.name, players=players, seed=seed, matches=matches,
@@ -259,7 +259,7 @@ def _store(db: Path, *, create: bool = False):
 def _output_format(fmt: str | None, json_out: bool) -> str:
     """The output format of `run` and `ratings`: ``--format``, or ``--json`` for json; checked
     before any work is done."""
-    from arena.tables import FORMATS
+    from arena.cli.tables import FORMATS
 
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format must be {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, not {fmt!r}")
@@ -270,10 +270,10 @@ def _output_format(fmt: str | None, json_out: bool) -> str:
 
 def _echo_listing(columns: tuple[str, ...], rows: list[list[str]], fmt: str, records: list[dict],
                   hint: str, right: frozenset[str] = frozenset()) -> None:
-    """Print a listing in ``fmt`` (see arena.tables).  With nothing to list a table says ``hint``;
+    """Print a listing in ``fmt`` (see arena.cli.tables).  With nothing to list a table says ``hint``;
     a data format prints its empty form on stdout, so a script reads it as usual, and the hint
     on stderr."""
-    from arena.tables import render
+    from arena.cli.tables import render
 
     if not rows and fmt == "table":
         typer.echo(hint)
@@ -310,9 +310,9 @@ def bots_add(
 
     Example: arena bots add bots/reactor_strong.py --name strong --game reactor
     """
-    from arena.check import check_bot
+    from arena.referee.check import check_bot
     from arena.errors import UnknownBot
-    from arena.registry import NAME_RULE, command_template, register, valid_name
+    from arena.bots.registry import NAME_RULE, command_template, register, valid_name
     from arena.storage import content_sha256
 
     # Everything the user typed is checked before the bot is run.
@@ -446,10 +446,10 @@ def run(
     Example: arena run tournaments/quickstart-reactor.toml --workers 2
     """
     from arena.errors import ConfigError, StorageError
-    from arena.progress import ProgressBar
+    from arena.cli.progress import ProgressBar
     from arena.ratings import format_table
     from arena.tournament import Tournament
-    from arena.tournament_file import load_tournament
+    from arena.tournament.file import load_tournament
 
     fmt = _output_format(fmt, json_out)
     # The table is for people, so the summary goes with it; csv, json and markdown are data,
@@ -460,7 +460,7 @@ def run(
     except ConfigError as exc:  # the file named on the command line: a bad argument
         raise UsageError(str(exc)) from None
     if cluster is not None:
-        from arena.cluster import check_address
+        from arena.execution.dask import check_address
 
         check_address(cluster)
     if cluster in (None, "local"):  # (a remote cluster's workers have their own bubblewrap, or not)
@@ -546,7 +546,7 @@ def _sigint_here_only() -> Iterator[None]:
 
     import signal
 
-    from arena.signals import exit_quietly, sigint
+    from arena.core.signals import exit_quietly, sigint
 
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
@@ -663,7 +663,7 @@ def replay(
     The record is replayed through the rules engine, so what is shown is checked.
     Example: arena replay quickstart-reactor/r1-t1-s0-g0
     """
-    from arena.replay_view import replay_lines
+    from arena.cli.replay_view import replay_lines
 
     with _store(db) as store:
         record = store.game_record(game_id)

@@ -33,7 +33,7 @@ the tables are split into enough jobs to keep each of them busy.  ``--cluster lo
 cluster of ``--workers`` processes on this machine instead.
 
 Each worker process claims a CPU of its machine for itself and plays its tables there, bots
-included, as a local worker does (:func:`arena.affinity.claim_cpu`); a worker that finds every
+included, as a local worker does (:func:`arena.execution.affinity.claim_cpu`); a worker that finds every
 CPU taken plays unpinned, so run at most one worker process per CPU.
 """
 
@@ -58,15 +58,16 @@ from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
-from arena import affinity, terminal
+from arena.core import terminal
+from arena.execution import affinity
 from arena.errors import ArenaError, UsageError
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
-from arena.registry import runnable
-from arena.signals import children_ignore_sigint
+from arena.bots.registry import runnable
+from arena.core.signals import children_ignore_sigint
 from arena.tournament import Task, play_job
 
-log = logging.getLogger("arena.cluster")
+log = logging.getLogger("arena.execution.dask")
 
 # Reruns of a task that raised; a task whose worker died is rerun by the scheduler anyway
 # (up to its ``distributed.scheduler.allowed-failures``).

@@ -36,7 +36,7 @@ from typing import Protocol
 
 import trueskill
 
-from arena.tables import render
+from arena.cli.tables import render
 
 MU = 25.0
 SIGMA = MU / 3

@@ -30,20 +30,20 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from arena import affinity
+from arena.execution import affinity
 from arena import ratings as rating
 from arena.errors import ArenaError, ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
-from arena.standing import out_of_match, standing
-from arena.registry import cache_dir, materialize, register
+from arena.referee.standing import out_of_match, standing
+from arena.bots.registry import cache_dir, materialize, register
 from arena.sandbox import Limits as SandboxLimits
 from arena.sandbox import stop_all as stop_all_bots
-from arena.signals import exit_quietly
-from arena.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
+from arena.core.signals import exit_quietly
+from arena.tournament.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
 from arena.storage import FaultRow, GameRow, Store, content_sha256, seat_results
-from arena.tournament_file import TournamentSpec
+from arena.tournament.file import TournamentSpec
 from protocol.messages import Limits
 
 log = logging.getLogger("arena.tournament")
@@ -296,7 +296,7 @@ class Tournament:
         return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
 
     def round_robin(self) -> Iterator[Pairing]:
-        """Table by table, made as consumed (see :func:`arena.scheduling.iter_round_robin`)."""
+        """Table by table, made as consumed (see :func:`arena.tournament.scheduling.iter_round_robin`)."""
         return iter_round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
                                 rotations=self.spec.rotations, seed=self.spec.seed)
 
@@ -336,7 +336,7 @@ class Tournament:
             cluster: str | None = None) -> TournamentOutcome:
         """Play everything not yet stored, then finish the tournament and rate it.
 
-        ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.cluster)."""
+        ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.execution.dask)."""
         progress = Progress()
         errors: list[str] = []
         with contextlib.ExitStack() as stack:
@@ -344,7 +344,7 @@ class Tournament:
             @functools.cache
             def client() -> Any:
                 """The cluster's client, connected when first needed and kept for every round."""
-                from arena.cluster import connect  # Dask is an optional dependency
+                from arena.execution.dask import connect  # Dask is an optional dependency
 
                 return stack.enter_context(connect(cluster, workers))
 
@@ -420,7 +420,7 @@ class Tournament:
         left = max(progress.matches_total - len(done.results), 1)
         jobs = iter_jobs(tasks(), job_size(left, workers))
         if cluster is not None:
-            from arena.cluster import execute_on_cluster
+            from arena.execution.dask import execute_on_cluster
 
             planned = list(jobs)  # Dask takes the whole plan at once
             if planned:
@@ -620,7 +620,7 @@ class _Worker:
         return unstarted
 
     def interrupt(self) -> None:
-        """Have it leave its job now, cleaning up (see :func:`arena.signals.exit_quietly`), rather
+        """Have it leave its job now, cleaning up (see :func:`arena.core.signals.exit_quietly`), rather
         than finish it: asked to stop, a worker finishes its job first, and is killed after 5 s."""
         if self.process.is_alive():
             with contextlib.suppress(ProcessLookupError):
@@ -673,7 +673,7 @@ def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, gam
     One worker plays in this process; more are forked processes (multiprocessing-logging needs
     fork), each sending every game back on its own pipe the moment it is over.  Jobs are taken
     from ``jobs`` only as workers free up (two held per worker), so the coordinator's memory does
-    not grow with the tournament.  Each worker keeps to one CPU with its bots (:mod:`arena.affinity`).  A worker
+    not grow with the tournament.  Each worker keeps to one CPU with its bots (:mod:`arena.execution.affinity`).  A worker
     killed from outside costs only the matches of its job it had not finished (reported as
     errors, played by a rerun); it is replaced and the tournament goes on.
     """

@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import affinity
+from arena.execution import affinity
 from arena.games import REGISTRY, GameConfig, SeededChance
 from arena.referee import DEFAULT_CONCURRENT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "bots" / "random_bot.py"
 
 
@@ -429,7 +429,7 @@ def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool) -> t
     """Run a tournament as `arena run` does (in a fresh child: see run_tournament): wall time, games, peak RSS, bot starts."""
     from arena.storage import Store
     from arena.tournament import Tournament
-    from arena.tournament_file import load_tournament
+    from arena.tournament.file import load_tournament
 
     spec = load_tournament(file)
     with Store(str(db)) as store:
@@ -590,7 +590,7 @@ def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: in
         report.engines = engine_table(sizes, games=50 if quick else 200, repeats=reps)
         say("engines done")
     count = 1000 if quick else 5000
-    # (b), (c) and (e) run on one CPU, as a tournament worker and its bots do (arena.affinity):
+    # (b), (c) and (e) run on one CPU, as a tournament worker and its bots do (arena.execution.affinity):
     # the baseline gets the same treatment, so the ratios compare like with like.
     report.pinned = pin
     mask = affinity.pin(affinity.worker_cpus(1)[0]) if pin else None

@@ -50,7 +50,7 @@ from arena.errors import UnknownBot
 from arena.games import Game, GameConfig, GameResult, SeededChance, State
 from arena.games.match import Match
 from arena.games.record import make_record
-from arena.standing import FAULT, standing, step
+from arena.referee.standing import FAULT, standing, step
 from protocol import codec
 from protocol.faults import Fault, FaultKind, ProtocolFault
 from protocol.messages import (
@@ -157,7 +157,7 @@ class FaultRecord:
     message: str
     decision: int | None = None
     # A forfeit because the bot was stopped for a fault in another game played at the same
-    # time: it does not count towards disqualification (see arena.standing).
+    # time: it does not count towards disqualification (see arena.referee.standing).
     collateral: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -579,7 +579,7 @@ class MatchPlan:
     seed: str
     match_id: str = "match"
     done: tuple[GameResult, ...] = ()
-    # For each game in ``done``, each seat's standing (see arena.standing): a resumed match
+    # For each game in ``done``, each seat's standing (see arena.referee.standing): a resumed match
     # carries on counting faults in a row where it stopped.
     standings: tuple[tuple[str, ...], ...] = ()
     starter: int | None = None  # the seat that starts the match's first game, if not the config's

@@ -42,7 +42,7 @@ from arena.errors import ConfigError, UnknownBot
 from arena.games import REGISTRY
 from arena.games.base import GameConfig, GameError
 from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
-from arena.registry import NAME_RULE, command_template, valid_name
+from arena.bots.registry import NAME_RULE, command_template, valid_name
 from protocol.messages import MAX_CONCURRENT, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 FORMATS = ("round-robin", "swiss")
