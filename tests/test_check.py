@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import referee as referee_module
+from arena.referee import session as referee_module
 from arena.referee.check import MATCHES, SEED, check_bot
 from arena.cli import app
 from arena.referee import RefereeConfig, bot_spec

@@ -203,15 +203,15 @@ def test_a_strict_tournament_without_bubblewrap_stops_before_it_starts(tmp_path:
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`mode = "strict"` where bubblewrap is missing: one line at once, not a traceback per match
     after the tournament was stored."""
-    from arena import sandbox
+    from arena.sandbox import SandboxError, launch
 
-    monkeypatch.setattr(sandbox, "sandbox_available", lambda: False)
-    monkeypatch.setattr(sandbox.shutil, "which", lambda *a, **k: None)
+    monkeypatch.setattr(launch, "sandbox_available", lambda: False)
+    monkeypatch.setattr(launch.shutil, "which", lambda *a, **k: None)
     spec = tmp_path / "strict.toml"
     spec.write_text(random_tournament(tmp_path).read_text().replace('mode = "none"', 'mode = "strict"'))
     db = tmp_path / "a.db"
     done = runner.invoke(app, ["run", str(spec), "--db", str(db), "--quiet"])
-    assert done.exit_code != 0 and isinstance(done.exception, sandbox.SandboxError), done.output
+    assert done.exit_code != 0 and isinstance(done.exception, SandboxError), done.output
     assert "apt-get install bubblewrap" in str(done.exception) and 'mode = "strict"' in str(done.exception)
     assert not db.exists()
 

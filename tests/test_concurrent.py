@@ -13,7 +13,8 @@ import uuid
 
 import pytest
 
-import arena.referee as referee_module
+from arena.referee import seat as seat_module
+from arena.referee import table as table_module
 from arena.games import GameConfig, get_game
 from arena.games.record import replay
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
@@ -37,13 +38,13 @@ def play_lineup(first: BotSpec, matches: int = 12, *, players: int = 3, points: 
     bots = [tagged(first, tag)] + [tagged(bot_spec(RANDOM, f"random{i}"), tag) for i in range(1, players)]
     most = [0]
     if monkeypatch is not None:
-        start_game = referee_module._Table.start_game
+        start_game = table_module.Table.start_game
 
         def spy(self, run):
             most[0] = max(most[0], 1 + max(len(s.playing) for s in self.seats))
             return start_game(self, run)
 
-        monkeypatch.setattr(referee_module._Table, "start_game", spy)
+        monkeypatch.setattr(table_module.Table, "start_game", spy)
     plans = [MatchPlan(f"lineup:{i}", f"m{i}") for i in range(matches)]
     with Referee(RefereeConfig(limits=limits, sandbox_mode=MODE, **config)) as referee, referee.session() as session:
         reports = session.play_matches(game, GameConfig(players=players, points=points), bots, plans)
@@ -160,14 +161,14 @@ def batch_zoo(mode: str, game: str) -> BotSpec:
 def frame_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many answers each frame from a bot carried (the referee's view)."""
     sizes: list[int] = []
-    answers = referee_module.Seat.answers
+    answers = seat_module.Seat.answers
 
     def spy(self, frame):
         out = answers(self, frame)
         sizes.append(len(out))
         return out
 
-    monkeypatch.setattr(referee_module.Seat, "answers", spy)
+    monkeypatch.setattr(seat_module.Seat, "answers", spy)
     return sizes
 
 
@@ -251,13 +252,13 @@ def test_a_lineup_played_again_with_other_variants_is_welcomed_again(monkeypatch
     """A session that plays the same bots again with other variants (as `arena check` does for
     Powder Keg) welcomes them again, so welcome.variants always matches the games that follow."""
     sent: list[tuple[int, list[str]]] = []
-    welcome = referee_module.Seat.welcome
+    welcome = seat_module.Seat.welcome
 
     def spy(self, game, names, variants):
         sent.append((self.index, list(variants)))
         return welcome(self, game, names, variants)
 
-    monkeypatch.setattr(referee_module.Seat, "welcome", spy)
+    monkeypatch.setattr(seat_module.Seat, "welcome", spy)
     game = get_game("powder-keg")
     bots = [bot_spec(RANDOM, f"random{i}") for i in range(2)]
     with Referee(RefereeConfig(limits=FAST, sandbox_mode=MODE)) as referee, referee.session() as session:
@@ -272,7 +273,7 @@ def test_time_the_referee_spends_on_one_bot_is_never_charged_to_another(monkeypa
     """While the referee reads one bot's frame (here made to take 2.5 s, as a huge bad frame
     did before the referee read no further than it needed), another bot's answer arrives in
     time; it is read before anyone's deadline is judged, so that bot is not charged a timeout."""
-    drain = referee_module._Table.drain
+    drain = table_module.Table.drain
     stalled = []
 
     def slow_drain(self, seat, channel):
@@ -281,7 +282,7 @@ def test_time_the_referee_spends_on_one_bot_is_never_charged_to_another(monkeypa
             time.sleep(2.5)  # the first bot answers after 0.1 s, its deadline is 1 s
         return drain(self, seat, channel)
 
-    monkeypatch.setattr(referee_module._Table, "drain", slow_drain)
+    monkeypatch.setattr(table_module.Table, "drain", slow_drain)
     reports, _ = play_lineup(concurrent_zoo("slow:100", "none"), matches=2, players=2)
     assert stalled
     assert all(g.faults == [] for r in reports for g in r.games), faults_by_game(reports)

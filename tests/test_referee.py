@@ -139,7 +139,7 @@ def test_a_bot_has_one_connection_to_its_socket() -> None:
 def test_a_second_connection_made_during_play_is_a_fault(monkeypatch: pytest.MonkeyPatch) -> None:
     """Were the socket's name still there (it goes a moment after the hello), a connection
     made during play is caught by the referee's watch of each bot's connections."""
-    import arena.referee as referee_module
+    import arena.referee.seat as referee_module
 
     unlink = os.unlink
     monkeypatch.setattr(referee_module.os, "unlink",
@@ -205,7 +205,7 @@ def test_a_bot_killed_by_a_signal_is_said_so_with_and_without_bubblewrap(mode: s
 
 
 def test_how_a_bot_ended_in_words() -> None:
-    from arena.referee import _how_it_ended
+    from arena.referee.seat import _how_it_ended
 
     assert _how_it_ended(3, sandboxed=True) == _how_it_ended(3, sandboxed=False) == "exited with status 3"
     assert _how_it_ended(-15, sandboxed=False) == _how_it_ended(143, sandboxed=True) == "was killed by SIGTERM"
@@ -290,7 +290,7 @@ def test_a_seats_stderr_over_a_match_is_bounded(monkeypatch: pytest.MonkeyPatch)
     """A bot that faults game after game (never disqualified) stored its full stderr tail every
     game; once a seat's stored stderr reaches the match's budget, each later game keeps only a
     short tail, which still ends with the traceback's last line."""
-    import arena.referee as referee_module
+    import arena.referee.logs as referee_module
 
     monkeypatch.setattr(referee_module, "MATCH_LOG_CHARS", 300)
     monkeypatch.setattr(referee_module, "SPENT_LOG_CHARS", 120)
@@ -419,7 +419,7 @@ def test_socket_folders_of_killed_referees_are_removed(tmp_path: Path) -> None:
     import subprocess
     import tempfile
 
-    from arena.referee import OWNER_FILE, WORKROOT_PREFIX
+    from arena.referee.workroot import OWNER_FILE, WORKROOT_PREFIX
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

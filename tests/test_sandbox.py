@@ -29,6 +29,9 @@ import pytest
 import zmq
 
 from arena import sandbox
+from arena.sandbox import config as sandbox_config
+from arena.sandbox import launch, procs
+from arena.sandbox import uids as sandbox_uids
 from arena.sandbox import seccomp
 from arena.sandbox import cgroups
 from arena.sandbox import (
@@ -50,8 +53,8 @@ HAS_BWRAP = sandbox_available()
 FALLBACK_UID = (
     os.geteuid() == 0
     and os.path.exists(SYSTEM_PYTHON)
-    and sandbox._other_can_reach(Path(SYSTEM_PYTHON))
-    and sandbox._other_can_reach(BOTS)
+    and launch._other_can_reach(Path(SYSTEM_PYTHON))
+    and launch._other_can_reach(BOTS)
 )
 needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) is not usable here")
 needs_fallback_uid = pytest.mark.skipif(
@@ -115,16 +118,16 @@ def json_report(bot: BotProcess) -> dict:
 def stop_and_check(bot: BotProcess, grace: float = 0.2) -> int | None:
     """stop(), then assert that nothing of the bot is left: processes, uid, workdir."""
     status = bot.stop(grace)
-    assert not sandbox._is_alive(bot.pid)
+    assert not procs._is_alive(bot.pid)
     if bot.uid is not None:
-        assert sandbox._live_pids_of_uid(bot.uid) == []
+        assert procs._live_pids_of_uid(bot.uid) == []
     assert not bot.workdir.exists()
     return status
 
 
 def gone(pid: int, timeout: float = 3.0) -> bool:
     deadline = time.monotonic() + timeout
-    while sandbox._is_alive(pid):
+    while procs._is_alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)
@@ -141,7 +144,7 @@ def test_fork_bomb_is_stopped_by_the_process_limit(mode: str, endpoint_dir: Path
     children = int(err.split("children=")[1].split()[0])
     assert 1 <= children < 12
     assert bot.alive()  # the parent survives its failed fork
-    assert bot.uid is not None and len(sandbox._live_pids_of_uid(bot.uid)) == children + 1
+    assert bot.uid is not None and len(procs._live_pids_of_uid(bot.uid)) == children + 1
     stop_and_check(bot)
 
 
@@ -209,7 +212,7 @@ def test_child_left_after_the_parent_exits_is_killed(mode: str, endpoint_dir: Pa
     assert bot.wait(5) == 0
     if mode == "none":  # outside a pid namespace the orphan keeps running until stop()
         child = int(bot.stderr_text().split("child=")[1].split()[0])
-        assert sandbox._is_alive(child)
+        assert procs._is_alive(child)
     stop_and_check(bot)
 
 
@@ -221,7 +224,7 @@ def test_setsid_double_fork_escaper_is_killed(mode: str, endpoint_dir: Path) -> 
     if mode == "none":
         # It left the bot's process group: only the uid scan can find it.
         assert os.getpgid(escaped) != os.getpgid(bot.pid)
-    assert bot.uid is not None and len(sandbox._live_pids_of_uid(bot.uid)) == 2
+    assert bot.uid is not None and len(procs._live_pids_of_uid(bot.uid)) == 2
     stop_and_check(bot)
     if mode == "none":
         assert gone(escaped, timeout=0)
@@ -230,8 +233,8 @@ def test_setsid_double_fork_escaper_is_killed(mode: str, endpoint_dir: Path) -> 
 def no_uid(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start bots as if their files sat under a folder no other uid can enter (/root): as root
     and without bwrap they then run as root, without a uid of their own."""
-    monkeypatch.setattr(sandbox, "_other_can_reach", lambda *args, **kwargs: False)
-    monkeypatch.setattr(sandbox, "_warned", {"no-uid", "no-bwrap"})
+    monkeypatch.setattr(launch, "_other_can_reach", lambda *args, **kwargs: False)
+    monkeypatch.setattr(sandbox_config, "_warned", {"no-uid", "no-bwrap"})
 
 
 @needs_cgroups
@@ -256,7 +259,7 @@ def test_a_bot_without_a_uid_leaves_no_escaped_process(endpoint_dir: Path, monke
     finally:
         bot.stop(grace=0)
         if escaped is not None:
-            sandbox._kill(escaped, signal.SIGKILL)
+            procs._kill(escaped, signal.SIGKILL)
 
 
 NO_UID_REFEREE = textwrap.dedent(
@@ -264,7 +267,8 @@ NO_UID_REFEREE = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
     from arena import sandbox
-    sandbox._other_can_reach = lambda *args, **kwargs: False  # as if under /root: no uid
+    from arena.sandbox import launch
+    launch._other_can_reach = lambda *args, **kwargs: False  # as if under /root: no uid
     bot = sandbox.start_bot([sys.executable, sys.argv[1]], expose=[Path(sys.argv[1])],
                             endpoint_dir=Path(sys.argv[2]), mode="none")
     deadline = time.monotonic() + 10
@@ -307,7 +311,7 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed(endpoint_
         referee.kill()
         referee.wait()
         time.sleep(0.2)
-        assert sandbox._is_alive(escaped)  # the referee's death did not reach it
+        assert procs._is_alive(escaped)  # the referee's death did not reach it
         removed = sandbox.reap_stale_groups()
         assert gone(escaped, timeout=1.0)
         assert set(paths) <= set(removed)
@@ -315,7 +319,7 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed(endpoint_
     finally:
         referee.kill()
         referee.wait()
-        sandbox._kill(escaped, signal.SIGKILL)
+        procs._kill(escaped, signal.SIGKILL)
         sandbox.remove_stale_workdirs()
         sandbox.reap_stale_groups()  # what a failed check above left
 
@@ -332,11 +336,11 @@ def test_groups_of_a_live_referee_are_left_alone(endpoint_dir: Path) -> None:
         removed = sandbox.reap_stale_groups()
         assert not set(paths) & set(removed)
         assert all(path.exists() for path in paths)
-        assert sandbox._is_alive(escaped) and escaped in cgroups.BotGroup(tuple(paths)).pids()
+        assert procs._is_alive(escaped) and escaped in cgroups.BotGroup(tuple(paths)).pids()
     finally:
         referee.kill()
         referee.wait()
-        sandbox._kill(escaped, signal.SIGKILL)
+        procs._kill(escaped, signal.SIGKILL)
         sandbox.remove_stale_workdirs()
         sandbox.reap_stale_groups()  # its referee is dead now
 
@@ -453,7 +457,7 @@ def test_environment_is_scrubbed(
     assert "ARENA_LEAK_MARKER" not in env
     allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "BOT_SEED"}
     if mode == "strict":  # the venv's interpreter by its real path: told where the venv is
-        assert env.pop("PYTHONPATH") == sandbox._python_path()
+        assert env.pop("PYTHONPATH") == launch._python_path()
     # PWD: set by bwrap's --chdir; LC_CTYPE: Python's C-locale coercion.
     assert set(env) - allowed <= {"PWD", "LC_CTYPE"}
     assert env["PATH"] == "/usr/local/bin:/usr/bin:/bin"
@@ -526,19 +530,19 @@ def test_zmq_round_trip_through_the_sandbox(endpoint_dir: Path) -> None:
 
 
 def test_zmq_round_trip_fallback(endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "_warned", set())
+    monkeypatch.setattr(sandbox_config, "_warned", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         zmq_round_trip("none", endpoint_dir)
     messages = [str(w.message) for w in caught if w.category is SandboxWarning]
-    if os.geteuid() == 0 and not sandbox._other_can_reach(Path(PYTHON)):
+    if os.geteuid() == 0 and not launch._other_can_reach(Path(PYTHON)):
         # The venv's interpreter lives under /root (0700): say so, and run as root.
         assert len(messages) == 1 and "bots run as root" in messages[0]
 
 
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_startup_time(mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "_warned", {"no-uid", "no-bwrap"})
+    monkeypatch.setattr(sandbox_config, "_warned", {"no-uid", "no-bwrap"})
     times = [zmq_round_trip(mode, endpoint_dir) for _ in range(5)]
     median = statistics.median(times)
     print(f"start-up to first message ({mode}): median {median * 1000:.0f} ms of {len(times)}")
@@ -586,23 +590,23 @@ def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
         assert referee.stdout is not None
         uid = int(referee.stdout.readline())
         deadline = time.monotonic() + 5
-        while not sandbox._live_pids_of_uid(uid) and time.monotonic() < deadline:
+        while not procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert sandbox._live_pids_of_uid(uid)
+        assert procs._live_pids_of_uid(uid)
     finally:
         referee.kill()
         referee.wait()
     deadline = time.monotonic() + 3
-    while sandbox._live_pids_of_uid(uid) and time.monotonic() < deadline:
+    while procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert sandbox._live_pids_of_uid(uid) == []
+    assert procs._live_pids_of_uid(uid) == []
     # Its workdir is left behind, named with the dead referee's pid.  It belongs to the bot's
     # uid, so the sweep by name leaves it (a bot could plant such a folder); the next lease of
     # the uid, with none of its processes left, removes it.
     left = [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
     assert [p.name for p in left] and all(f"-w{referee.pid}-" in p.name for p in left)
     assert not set(left) & set(sandbox.remove_stale_workdirs())
-    sandbox._remove_stale_workdirs(uid)
+    sandbox_uids._remove_stale_workdirs(uid)
     assert not [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
 
 
@@ -625,7 +629,7 @@ def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: 
     theirs = tmp_path / f"arena-p3-w{dead}-b0b0b0b0"  # a bot uid's, as root: never judged by name
     if os.geteuid() == 0:
         theirs.mkdir()
-        os.chown(theirs, sandbox.UID_RANGE.start, sandbox.UID_RANGE.start)
+        os.chown(theirs, sandbox_uids.UID_RANGE.start, sandbox_uids.UID_RANGE.start)
     assert sandbox.remove_stale_workdirs() == [stale]
     assert not stale.exists()
     assert all(p.exists() for p in (live, mine, planted, *other))
@@ -638,8 +642,8 @@ def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: 
 def test_strict_without_bwrap_says_how_to_fix_it(
     endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sandbox, "sandbox_available", lambda: False)
-    monkeypatch.setattr(sandbox.shutil, "which", lambda *a, **k: None)
+    monkeypatch.setattr(launch, "sandbox_available", lambda: False)
+    monkeypatch.setattr(launch.shutil, "which", lambda *a, **k: None)
     with pytest.raises(SandboxError, match=r"apt-get install bubblewrap"):
         start_bot([PYTHON, "-c", "pass"], expose=[], endpoint_dir=endpoint_dir, mode="strict")
 
@@ -651,8 +655,8 @@ def test_unknown_mode_is_refused(endpoint_dir: Path) -> None:
 
 @needs_fallback_uid
 def test_auto_without_bwrap_warns_once(endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "sandbox_available", lambda: False)
-    monkeypatch.setattr(sandbox, "_warned", set())
+    monkeypatch.setattr(launch, "sandbox_available", lambda: False)
+    monkeypatch.setattr(sandbox_config, "_warned", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         bots = [
@@ -667,7 +671,7 @@ def test_auto_without_bwrap_warns_once(endpoint_dir: Path, monkeypatch: pytest.M
 
 
 HOLD_A_UID = (
-    "import time; from arena.sandbox import _lease_uid; "
+    "import time; from arena.sandbox.uids import _lease_uid; "
     "print(_lease_uid().uid, flush=True); time.sleep(30)"
 )
 
@@ -686,7 +690,7 @@ def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: P
         bots = [start(endpoint_dir / str(i), "strict", "sandbox_sleeper.py") for i in range(2)]
         uids = {bot.uid for bot in bots}
         assert len(uids) == 2 and held_elsewhere not in uids
-        assert all(uid in sandbox.UID_RANGE for uid in uids)
+        assert all(uid in sandbox_uids.UID_RANGE for uid in uids)
         for bot in bots:
             stop_and_check(bot, grace=0)
     finally:
@@ -694,7 +698,7 @@ def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: P
         other.wait()
     # Released on stop, and on the other process's death: each lock can be taken again.
     for uid in uids | {held_elsewhere}:
-        fd = os.open(sandbox.UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR)
+        fd = os.open(sandbox_uids.UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         finally:
@@ -705,14 +709,14 @@ def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: P
 def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
     """A referee killed at the wrong moment can leave a bot running under a uid nobody leases;
     reap_orphans (run as each referee session starts) stops it, and never a leased uid's bot."""
-    lease = sandbox._lease_uid()
-    orphan_uid = next(uid for uid in reversed(sandbox.UID_RANGE) if uid != lease.uid)
+    lease = sandbox_uids._lease_uid()
+    orphan_uid = next(uid for uid in reversed(sandbox_uids.UID_RANGE) if uid != lease.uid)
     run_as = lambda uid: subprocess.Popen(  # noqa: E731
         ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "60"], start_new_session=True)
     orphan, leased = run_as(orphan_uid), run_as(lease.uid)
     try:
         deadline = time.monotonic() + 5
-        while not {orphan_uid, lease.uid} <= {u for p in sandbox._all_procs() for u in p.uids}:
+        while not {orphan_uid, lease.uid} <= {u for p in procs._all_procs() for u in p.uids}:
             assert time.monotonic() < deadline
             time.sleep(0.01)
         assert orphan_uid in sandbox.reap_orphans()

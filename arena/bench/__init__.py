@@ -231,7 +231,8 @@ def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = 
     """One decision to a warm sandboxed SDK bot: encode, send, the bot's choice, receive, check."""
     import zmq
 
-    from arena.referee import RefereeConfig, Seat, bot_spec
+    from arena.referee import RefereeConfig, bot_spec
+    from arena.referee.seat import Seat
 
     request, legal = sample_request()
     latencies, cpus = [], []

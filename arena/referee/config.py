@@ -1,0 +1,32 @@
+"""The referee's policies: limits, sandbox, disqualification, concurrency."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arena import sandbox
+from protocol.messages import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    Limits,
+)
+
+CUTOFF_FACTOR = 8
+
+
+DEFAULT_FAULTS_TO_DISQUALIFY = 3  # faulty games in a row that put a bot out of the rest of a match
+
+
+DEFAULT_CONCURRENT = 16  # games of a lineup in play at once unless configured (a tournament's ``concurrent``)
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    """Policies of the referee; every number has a sane default and can be changed."""
+
+    limits: Limits = field(default_factory=Limits)
+    sandbox_mode: str = "auto"
+    resources: sandbox.Limits = field(default_factory=sandbox.Limits)
+    faults_to_disqualify: int = DEFAULT_FAULTS_TO_DISQUALIFY
+    auto_single: bool = True
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    concurrent: int = DEFAULT_CONCURRENT  # games of one lineup in play at once, for bots that offer as many

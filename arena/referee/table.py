@@ -1,0 +1,483 @@
+"""The games of one lineup in play: started together, their requests interleaved, faults turned into forfeits."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import math
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import zmq
+
+from arena.bots.spec import BotSpec
+from arena.games import Game, GameResult, SeededChance, State
+from arena.games.match import Match
+from arena.games.record import make_record
+from arena.referee.logs import kept_log
+from arena.referee.reports import FaultRecord, GameReport, MatchReport, now_iso
+from arena.referee.seat import Seat, Pending, bot_seed
+from arena.referee.standing import FAULT, standing, step
+from protocol import messages
+from protocol.faults import Fault, FaultKind, ProtocolFault
+from protocol.transport import Channel
+
+if TYPE_CHECKING:  # a session holds tables
+    from arena.referee.session import Session
+
+log = logging.getLogger("arena.referee")
+
+
+# Faults after which a bot can not go on: it is dead, stuck, cut off, or its answers can no longer
+# be matched to requests (stale).  It is stopped at once, and forfeits every game it plays.
+FATAL = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.DISCONNECTED, FaultKind.TOO_LARGE,
+                   FaultKind.STALE})
+
+
+COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in a collateral fault's message
+
+
+def tally(run: "MatchInPlay", seat: int, counted: str, threshold: int) -> bool:
+    """Count one game of ``seat`` (its ``standing``) towards disqualification; True if a fault
+    of this game disqualifies it."""
+    was_out = seat in run.disqualified
+    run.faults_in_a_row[seat], out = step(counted, run.faults_in_a_row[seat], was_out, threshold)
+    if out:
+        run.disqualified.add(seat)
+    return out and not was_out and counted == FAULT
+
+
+@dataclass(slots=True, eq=False)
+class MatchInPlay:
+    """One match being played: its games so far and who is out of it."""
+
+    number: int
+    match: Match
+    seed: str
+    match_id: str
+    reports: list[GameReport] = field(default_factory=list)
+    disqualified: set[int] = field(default_factory=set)
+    faults_in_a_row: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    log_chars: list[int] = field(default_factory=list)  # stderr kept so far per seat (see kept_log)
+
+
+@dataclass(slots=True, eq=False)
+class GameInPlay:
+    """One game in play, and what each seat has been told of it."""
+
+    run: MatchInPlay
+    state: State
+    index: int
+    game_id: str
+    seed: str
+    started: str
+    t0: float
+    fault: list[FaultRecord | None]
+    cursor: list[int]
+    forced: list[list[dict[str, Any]]]
+    time_left_ms: list[int]
+    generation: list[int]  # each seat's process (its start count) that got game_start; 0: none
+    starts: list[int]
+    extra: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    logs: dict[int, str] = field(default_factory=dict)
+    asked: Pending | None = None  # the request it waits on, if any
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Collect the young generation every 20,000 allocations instead of 700 while a table plays.
+
+    A table makes many short-lived dicts (requests, observations) next to long-lived records;
+    the default threshold spent about 7% of the referee's CPU (3 of 48 µs per decision) in the
+    collector.  Nothing is left uncollected: the threshold only spaces the collections out."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 20_000), before[1], before[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+class Table:
+    """The games of one lineup in play: starts them, asks the bots, and turns faults into forfeits."""
+
+    def __init__(self, session: Session, game: Game, seats: list[Seat], names: list[str],
+                 keys: list[tuple[BotSpec, int]], variants: list[str]) -> None:
+        self.session = session
+        self.config = session.config
+        self.game = game
+        self.seats = seats
+        self.names = names
+        self.keys = keys
+        self.variants = variants
+        self.ended: list[MatchInPlay] = []
+        self.limit = self.concurrency()
+        self.pollers: dict[tuple[int, ...], zmq.Poller] = {}
+        self.polled = -1  # the value of Seat.changes the pollers were made for
+
+    # -- starting games -----------------------------------------------------------------------
+
+    def concurrency(self) -> int:
+        """Games at once: what every bot offered (a bot not started yet counts as 1), at most
+        ``RefereeConfig.concurrent``."""
+        return max(1, min(self.config.concurrent, *(seat.concurrent if seat.ready else 1 for seat in self.seats)))
+
+    def start_games(self, queue: deque[MatchInPlay], live: list[GameInPlay]) -> None:
+        """Start the next games, as many as the bots play at once; first (re)start every bot that
+        is needed and not running, once a faulted bot has finished its games.  Called between
+        rounds, when no request is pending, so a start-up wait is never charged to a bot."""
+        while queue and len(live) < self.limit:
+            run = queue[0]
+            # A resumed match that was already complete, or one where every seat is disqualified
+            # (nothing is left to decide: it went on to its game cap, storing forfeit-only games).
+            if run.match.over or len(run.disqualified) == len(self.seats):
+                queue.popleft()
+                self.end_match(run)
+                continue
+            needed = [s for i, s in enumerate(self.seats) if i not in run.disqualified]
+            fresh = [s for s in needed if not s.ready or s.retiring]
+            if fresh:
+                if any(s.playing for s in fresh):
+                    return
+                self.ready(needed)
+                if len(live) >= self.limit:  # a restarted bot may offer fewer games at once
+                    return
+            else:
+                self.welcome(needed)
+            queue.popleft()
+            live.append(self.start_game(run))
+
+    def ready(self, seats: list[Seat]) -> None:
+        """(Re)start every bot that is not running, then welcome each to this lineup."""
+        fresh = [s for s in seats if not s.ready or s.retiring]
+        for seat in fresh:
+            seat.stop(reason="restart")
+            seat.launch()
+        deadline = time.monotonic() + self.config.limits.startup_ms / 1000
+        for number, seat in enumerate(fresh):
+            seat.handshake(deadline)
+            for earlier in fresh[:number + 1]:  # a second connection opened since its hello
+                earlier.refuse_intruder()
+        self.limit = self.concurrency()
+        self.welcome(seats)
+
+    def welcome(self, seats: list[Seat]) -> None:
+        for seat in seats:
+            if seat.ready and seat.welcomed != (self.names, seat.index, self.variants):
+                seat.welcome(self.game.name, self.names, self.variants)
+                seat.welcomed = (self.names, seat.index, self.variants)
+
+    def start_game(self, run: MatchInPlay) -> GameInPlay:
+        match = run.match
+        config = match.next_config()
+        index = len(match.results)
+        seed = f"{run.seed}:{index}"
+        n = len(self.seats)
+        g = GameInPlay(
+            run=run, state=self.game.new_game(config, SeededChance(seed)), index=index,
+            game_id=f"{run.match_id}-g{index}", seed=seed, started=now_iso(), t0=time.monotonic(),
+            fault=[None] * n, cursor=[0] * n, forced=[[] for _ in range(n)],
+            time_left_ms=[self.config.limits.game_ms] * n, generation=[0] * n,
+            starts=[s.starts - s.counted for s in self.seats],
+        )
+        for i, seat in enumerate(self.seats):
+            seat.counted = seat.starts  # each start is counted once, in the next game started
+            if i in run.disqualified:
+                g.fault[i] = FaultRecord(i, seat.spec.name, FaultKind.DISQUALIFIED.value,
+                                         "disqualified from this match after faults in several games in a row")
+            elif seat.startup_fault is not None:
+                record = FaultRecord(i, seat.spec.name, seat.startup_fault.kind.value, seat.startup_fault.fault.message)
+                g.fault[i] = record
+                g.faults.append(record)
+                g.logs[i], seat.startup_log = seat.startup_log, ""
+                seat.startup_fault = None  # reported once; the bot is started again for the next game
+                log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, record.kind,
+                            record.message)
+            elif seat.ready and seat.channel is not None:
+                seat.channel.send(messages.game_start(
+                    g.game_id, index, i, config.to_json(), match.scores, bot_seed(seed, i), run.match_id))
+                g.generation[i] = seat.starts
+                seat.playing.add(g)
+        # Bots that are not here leave before the first decision: one that never started must
+        # not outlast the bots that play (and win when they forfeit first).
+        absent = {i: fault.kind for i, fault in enumerate(g.fault) if fault is not None}
+        if absent:
+            g.state.forfeit_absent(absent)
+            g.extra.extend({"fault": kind} for kind in absent.values())
+        return g
+
+    # -- playing ------------------------------------------------------------------------------
+
+    def advance(self, g: GameInPlay) -> bool:
+        """Play ``g`` up to its next request to a bot (sent) or its end; True once it is over."""
+        state = g.state
+        limits = self.config.limits
+        auto_single = self.config.auto_single
+        while (decision := state.to_move()) is not None:
+            i = decision.seat
+            fault = g.fault[i]
+            if fault is not None:
+                # A seat removed from the game forfeits at its first decision (the engine's rule).
+                state.forfeit(i, fault.kind)
+                g.extra.append({"fault": fault.kind})
+                continue
+            legal = state.legal_actions()
+            if auto_single and len(legal) == 1:
+                state.apply(legal[0])
+                g.forced[i].append(messages.forced(decision.kind, legal[0]))
+                g.extra.append({"auto": True})
+                continue
+            seat = self.seats[i]
+            if g.time_left_ms[i] <= 0:
+                # Its last answer came as its game time ran out (a deadline is kept to the
+                # millisecond): no time is left to ask it anything, so it forfeits now, as any
+                # fault does, but not as a fatal one: it is waiting, not thinking.
+                fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
+                self.forfeit(seat, g, i, len(state.decisions), fault, fatal=False)
+                continue
+            deadline_ms = min(limits.decision_ms, g.time_left_ms[i])
+            seat.next_id += 1
+            request = {
+                "type": "request",
+                "id": seat.next_id,
+                "game_id": g.game_id,
+                "decision": decision.kind,
+                "observation": state.observation(i),
+                "events": state.events(i, g.cursor[i]),
+                "forced": g.forced[i],
+                "legal": legal,
+                "time_left_ms": g.time_left_ms[i],
+                "deadline_ms": deadline_ms,
+            }
+            g.cursor[i] = len(state.log)
+            g.forced[i] = []
+            pending = Pending(seat.next_id, g, i, legal, 0.0, deadline_ms, len(state.decisions))
+            seat.pending[pending.request_id] = g.asked = pending
+            seat.outbox.append((request, pending))
+            return False
+        return True
+
+    def flush(self) -> None:
+        """Send the requests made since the last flush: to a bot that offered ``batch``, all of
+        its requests in one frame; to others, one frame each.  A request's clock starts here."""
+        for seat in self.seats:
+            outbox = seat.outbox
+            if not outbox:
+                continue
+            seat.outbox = []
+            sent = time.monotonic()
+            for _, pending in outbox:
+                pending.sent = sent
+            channel = seat.channel
+            if channel is not None and seat.batch and len(outbox) > 1:
+                ok = channel.send(messages.requests(request for request, _ in outbox))
+            else:
+                ok = channel is not None and all(channel.send(request) for request, _ in outbox)
+            if not ok and seat.pending:  # no peer: it died or closed its socket
+                # Charged, like any silence, to the oldest request it owes (what it was working on).
+                self.fault(seat, next(iter(seat.pending.values())), seat._silence_fault("when the referee sent it a request"))
+
+    def collect(self) -> None:
+        """Wait until an answer comes or a deadline passes; apply every answer that came."""
+        waiting = [seat for seat in self.seats if seat.pending]
+        due = min(seat.due(p) for seat in waiting for p in seat.pending.values())
+        poller = self._poller(waiting)
+        self.read(dict(poller.poll(max(0, math.ceil((due - time.monotonic()) * 1000)))))
+        if time.monotonic() < due:
+            return
+        # Reading a frame can take the referee a while (a large one, or one it must check answer
+        # by answer): an answer that came meanwhile is read before anyone is charged with a
+        # timeout, so that one bot's frame can never cost another bot its game.
+        self.read(dict(poller.poll(0)))
+        now = time.monotonic()
+        limits = self.config.limits
+        for seat in waiting:
+            for p in list(seat.pending.values()):
+                if seat.pending.get(p.request_id) is p and now >= seat.due(p):
+                    fault = seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer")
+                    if fault.kind == FaultKind.TIMEOUT and p.deadline_ms < limits.decision_ms:
+                        fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
+                    self.fault(seat, p, fault)
+
+    def read(self, ready: dict[Any, int]) -> None:
+        """Apply the answers a poll found, and act on the connection events it found: a bot whose
+        connection dropped while it owed an answer, or that opened a second one, is cut off."""
+        for seat in self.seats:
+            channel = seat.channel
+            if channel is None:
+                continue
+            watched = channel.watched
+            if seat.pending and watched[0] in ready:
+                self.drain(seat, channel)
+                if seat.channel is not channel:  # a fault in its answers stopped it
+                    continue
+            if len(watched) < 2:
+                continue
+            dropped = watched[1] in ready and channel.note_drop()
+            if channel.intruded or (dropped and seat.pending):
+                self.cut_off(seat)
+
+    def cut_off(self, seat: Seat) -> None:
+        """``seat``'s bot forfeits, fatally: charged to the request it owes, else to a game it plays
+        (a bot between games is cut off at its next one)."""
+        if seat.pending:
+            p = next(iter(seat.pending.values()))
+            self.fault(seat, p, seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer"))
+        elif seat.playing:
+            g = next(iter(seat.playing))
+            self.forfeit(seat, g, seat.index, len(g.state.decisions), seat._silence_fault("while it owed no answer"),
+                         fatal=True)
+
+    def drain(self, seat: Seat, channel: Channel) -> None:
+        """Apply every answer ``seat`` has queued.  A frame's time runs from when the oldest
+        request it answers started (see :meth:`Seat.due`) and is shared equally by its answers."""
+        while seat.pending and seat.channel is channel:
+            frame = channel.recv_nowait()
+            if frame is None:
+                return
+            now = time.monotonic()
+            answers = seat.answers(frame)
+            started = max(min(p.sent for p, _ in answers), seat.last_frame)
+            seat.last_frame = now
+            elapsed = (now - started) * 1000 / len(answers)
+            for p, action in answers:
+                if isinstance(action, ProtocolFault):
+                    self.fault(seat, p, action)
+                    continue
+                g = p.game
+                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(elapsed + 0.5))
+                g.state.apply(action)
+                g.extra.append({"ms": round(elapsed, 2)})
+                g.asked = None
+
+    def _poller(self, waiting: list[Seat]) -> zmq.Poller:
+        """A poller of the bots that owe an answer (a frame from another one waits to be read)
+        and of every bot's connection events, one per set of such bots, made once (until a bot
+        is restarted)."""
+        if Seat.changes != self.polled:
+            self.pollers.clear()
+            self.polled = Seat.changes
+        key = tuple(seat.index for seat in waiting)
+        poller = self.pollers.get(key)
+        if poller is None:
+            poller = self.pollers[key] = zmq.Poller()
+            for seat in self.seats:
+                if seat.channel is not None:  # of a bot owing nothing, only its connections
+                    for socket in seat.channel.watched if seat in waiting else seat.channel.watched[1:]:
+                        poller.register(socket, zmq.POLLIN)
+        return poller
+
+    # -- faults -------------------------------------------------------------------------------
+
+    def fault(self, seat: Seat, pending: Pending, fault: ProtocolFault) -> None:
+        """``seat`` forfeits ``pending``'s game.  A bot that is dead, stuck or cut off (crash,
+        timeout, ...) is stopped at once and forfeits every other game it plays; a bot that
+        only sent a bad answer plays its other games to the end and is restarted after them."""
+        seat.pending.pop(pending.request_id, None)
+        self.forfeit(seat, pending.game, pending.seat, pending.number, fault, fatal=fault.kind in FATAL)
+
+    def forfeit(self, seat: Seat, g: GameInPlay, i: int, number: int, fault: ProtocolFault, *, fatal: bool) -> None:
+        """Seat ``i`` forfeits ``g`` for ``fault`` (the bot is told).  ``fatal``: the bot can not
+        go on (it may still be thinking): it is stopped now and forfeits its other games too;
+        else it plays them to their end and is restarted after them (at once if it has none)."""
+        self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
+        if seat.channel is not None:
+            seat.channel.send(messages.error(fault.kind, fault.fault.message))
+        if fatal or not seat.playing:
+            others = list(seat.playing)
+            g.logs[i] = g.logs.get(i, "") + seat.stop(reason="fault")
+            for other in others:
+                self.remove(other, i, seat, fault.kind.value,
+                            f"{fault.fault.message} (in game {g.game_id}, {COLLATERAL_NOTE})",
+                            len(other.state.decisions), collateral=True)
+        else:
+            seat.retiring = True
+
+    def remove(self, g: GameInPlay, i: int, seat: Seat, kind: str, message: str, number: int, *,
+               collateral: bool = False) -> None:
+        record = FaultRecord(i, seat.spec.name, kind, message, number, collateral)
+        g.fault[i] = record
+        g.faults.append(record)
+        if g.asked is not None and g.asked.seat == i:
+            g.asked = None  # the request is void: the seat forfeits when play comes back to it
+        seat.playing.discard(g)
+        log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, kind, message)
+
+    # -- ending -------------------------------------------------------------------------------
+
+    def finish(self, g: GameInPlay) -> GameReport:
+        """Tell the bots, count faults towards disqualification, and make the game's record."""
+        run, state = g.run, g.state
+        result = state.result()
+        for i, seat in enumerate(self.seats):
+            seat.playing.discard(g)
+            fault = g.fault[i]
+            if seat.ready and seat.channel is not None and g.generation[i] == seat.starts:
+                own = None if fault is None or fault.kind == FaultKind.DISQUALIFIED.value else fault
+                seat.channel.send(messages.game_over(
+                    g.game_id, result.to_json(), state.events(i, g.cursor[i]), g.forced[i],
+                    None if own is None else protocol_fault(own),
+                ))
+            text = g.logs.get(i, "") + seat.take_stderr()
+            g.logs[i] = kept_log(text, faulted=fault is not None, spent=run.log_chars[i])
+            run.log_chars[i] += len(g.logs[i])
+            counted = standing(fault is not None, [f.collateral for f in g.faults if f.seat == i])
+            if tally(run, i, counted, self.config.faults_to_disqualify):
+                log.warning("%s (seat %d) disqualified after %d faulty games in a row",
+                            seat.spec.name, i, run.faults_in_a_row[i])
+
+        record = make_record(
+            self.game, state, seats=self.names, seed=g.seed,
+            match={"index": 0, "game": g.index, "scores": run.match.scores}, extra=g.extra,
+        )
+        record["game_id"] = g.game_id
+        record["faults"] = [f.to_json() for f in g.faults]
+        record["logs"] = {str(k): v for k, v in g.logs.items() if v}
+        record["starts"] = g.starts
+        report = GameReport(
+            index=g.index, game_id=g.game_id, record=record, faults=g.faults, logs=g.logs,
+            started=g.started, finished=now_iso(), duration_ms=int((time.monotonic() - g.t0) * 1000),
+            starts=g.starts,
+        )
+        run.match.record(result_of(report))
+        run.reports.append(report)
+        run.starts = [a + b for a, b in zip(run.starts, g.starts)]
+        for key in self.keys:
+            self.session.last_report[key] = report
+        if run.match.over:
+            self.end_match(run)
+        return report
+
+    def end_match(self, run: MatchInPlay) -> None:
+        for seat in self.seats:
+            if seat.ready and seat.channel is not None:
+                seat.channel.send(messages.match_over(run.match.scores, run.match.winner, run.match_id))
+        self.ended.append(run)
+
+    def match_report(self, run: MatchInPlay) -> MatchReport:
+        return MatchReport(
+            games=run.reports,
+            scores=run.match.scores,
+            winner=run.match.winner,
+            disqualified=sorted(run.disqualified),
+            starts=run.starts,
+            hello_names=[s.hello_name for s in self.seats],
+            startup_ms=[s.startup_ms for s in self.seats],
+            concurrent=[s.concurrent for s in self.seats],
+            batch=[s.batch for s in self.seats],
+        )
+
+
+def protocol_fault(record: FaultRecord) -> Fault:
+    return Fault(FaultKind(record.kind), record.message)
+
+
+def result_of(report: GameReport) -> GameResult:
+    r = report.record["result"]
+    return GameResult(tuple(r["places"]), r["winner"], r["capped"], tuple(r["forfeits"]), r["reason"])

@@ -1,0 +1,69 @@
+"""The referee's folder of bot sockets, and the sweep of those that killed referees left behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+WORKROOT_PREFIX = "arena-ref-"
+
+
+OWNER_FILE = "referee.pid"  # in the folder, not its name: every byte of a socket's path counts
+
+
+# .../arena-ref-XXXXXXXX/s0-XXXXXXXX/bot.sock after the temporary folder; an ipc path holds 107 bytes.
+_SOCKET_SUFFIX = 40
+
+
+_MAX_SOCKET_PATH = 107
+
+
+def socket_parent() -> str:
+    """The temporary folder, or /tmp where it is too deep for a socket path (a long $TMPDIR)."""
+    base = tempfile.gettempdir()
+    if len(os.fsencode(base)) + _SOCKET_SUFFIX > _MAX_SOCKET_PATH and os.access("/tmp", os.W_OK):
+        return "/tmp"
+    return base
+
+
+def remove_stale_workroots() -> None:
+    """Remove the socket folders of referees that were killed before they could (``kill -9``):
+    on a shared machine they would pile up in /tmp by the hundred."""
+    for path in Path(socket_parent()).glob(f"{WORKROOT_PREFIX}*"):
+        pid = owner_pid(path)
+        if pid is None:
+            continue  # not ours to judge: no owner written (yet), or not made by a referee of ours
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, another user's
+
+
+def owner_pid(path: Path) -> int | None:
+    """The pid in a socket folder's owner file, if the folder and the file are what a referee
+    of this user makes: a real folder and a regular file, both ours.  Anyone can plant things in
+    /tmp (a FIFO there would block a plain read for ever, and every later run with it)."""
+    uid = os.geteuid()
+    try:
+        folder = os.lstat(path)
+        if not stat.S_ISDIR(folder.st_mode) or folder.st_uid != uid:
+            return None
+        fd = os.open(path / OWNER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != uid:
+            return None
+        return int(os.read(fd, 32))
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
