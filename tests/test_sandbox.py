@@ -311,10 +311,11 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed(endpoint_
         referee.kill()
         referee.wait()
         time.sleep(0.2)
-        assert procs._is_alive(escaped)  # the referee's death did not reach it
+        # The referee's death did not reach it; only a sweep does.  Tests run in parallel start
+        # sessions of their own, and each sweeps: one of them may come first.
+        assert procs._is_alive(escaped) or not any(path.exists() for path in paths)
         removed = sandbox.reap_stale_groups()
         assert gone(escaped, timeout=1.0)
-        assert set(paths) <= set(removed)
         assert not any(path.exists() for path in paths)
     finally:
         referee.kill()
