@@ -12,7 +12,8 @@ class UsageError(ArenaError):
 
 
 class ConfigError(ArenaError):
-    """A tournament file or game configuration that the rules or the harness do not allow."""
+    """A tournament file or game configuration that the rules or the harness do not allow (the
+    one such error: the games raise it too)."""
 
 
 class UnknownBot(ArenaError):

@@ -22,7 +22,7 @@ import zmq
 from arena.games import GameConfig, get_game
 from arena.games.record import replay
 from arena.referee import BotSpec, Referee, RefereeConfig, bot_spec
-from arena.sandbox import Limits as Limits_
+from arena.sandbox import Resources
 from arena.sandbox import sandbox_available
 from protocol.messages import Limits
 
@@ -311,7 +311,7 @@ def test_a_seats_stderr_over_a_match_is_bounded(monkeypatch: pytest.MonkeyPatch)
 
 def test_unbounded_memory_is_stopped() -> None:
     """The address-space limit turns a memory hog into a crash of that bot alone."""
-    report = play(zoo("memory"), resources=Limits_(memory_mb=300), limits=Limits(decision_ms=8000, game_ms=30_000, startup_ms=8000))
+    report = play(zoo("memory"), resources=Resources(memory_mb=300), limits=Limits(decision_ms=8000, game_ms=30_000, startup_ms=8000))
     assert [f.kind for f in report.games[0].faults] == ["crash"]
     assert "MemoryError" in report.games[0].logs[0]
 
@@ -323,7 +323,7 @@ def test_leftover_child_is_killed() -> None:
 
 
 def test_fork_bomb_is_contained() -> None:
-    report = play(zoo("fork"), resources=Limits_(processes=16))
+    report = play(zoo("fork"), resources=Resources(processes=16))
     assert sorted(report.games[0].record["result"]["places"]) == [1, 2, 3]
 
 

@@ -36,7 +36,7 @@ from arena.sandbox import seccomp
 from arena.sandbox import cgroups
 from arena.sandbox import (
     BotProcess,
-    Limits,
+    Resources,
     SandboxError,
     SandboxWarning,
     sandbox_available,
@@ -83,7 +83,7 @@ def start(
     mode: str,
     script: str,
     *args: str,
-    limits: Limits = Limits(),
+    limits: Resources = Resources(),
     env: dict[str, str] | None = None,
     python: str | None = None,
 ) -> BotProcess:
@@ -139,7 +139,7 @@ def gone(pid: int, timeout: float = 3.0) -> bool:
 
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_fork_bomb_is_stopped_by_the_process_limit(mode: str, endpoint_dir: Path) -> None:
-    bot = start(endpoint_dir, mode, "sandbox_forkbomb.py", limits=Limits(processes=12))
+    bot = start(endpoint_dir, mode, "sandbox_forkbomb.py", limits=Resources(processes=12))
     err = wait_for(bot, "children=")
     children = int(err.split("children=")[1].split()[0])
     assert 1 <= children < 12
@@ -150,7 +150,7 @@ def test_fork_bomb_is_stopped_by_the_process_limit(mode: str, endpoint_dir: Path
 
 @needs_bwrap
 def test_unbounded_memory_hits_the_memory_limit(endpoint_dir: Path) -> None:
-    bot = start(endpoint_dir, "strict", "sandbox_memory.py", limits=Limits(memory_mb=256))
+    bot = start(endpoint_dir, "strict", "sandbox_memory.py", limits=Resources(memory_mb=256))
     assert bot.wait(10) is not None
     err = bot.stderr_text()
     assert "MemoryError after" in err
@@ -164,7 +164,7 @@ def test_the_bot_as_a_whole_is_bounded_by_its_cgroup(endpoint_dir: Path) -> None
     """memory_mb bounds each process (rlimit) and, through the bot's cgroup, all of them
     together: 4 children of 150 MB each fit a 256 MB per-process limit, but not 256 MB in all,
     so the kernel kills some of them (a bot of 32 processes of 1 GB each held 32 GB before)."""
-    bot = start(endpoint_dir, "strict", "sandbox_forkmem.py", limits=Limits(memory_mb=256))
+    bot = start(endpoint_dir, "strict", "sandbox_forkmem.py", limits=Resources(memory_mb=256))
     err = wait_for(bot, "children:")
     ends = err.split("children: ")[1].split("\n")[0].split(", ")
     assert len(ends) == 4 and "signal 9" in ends, err  # the OOM killer, inside the bot's group
@@ -243,7 +243,7 @@ def test_a_bot_without_a_uid_leaves_no_escaped_process(endpoint_dir: Path, monke
     and a double fork: the sleeper is re-parented away from the bot and out of its process group,
     yet its cgroup still lists it, so stop() kills it (it outlived the match before)."""
     no_uid(monkeypatch)
-    bot = start(endpoint_dir, "none", "sandbox_escape.py", python=PYTHON, limits=Limits(processes=16))
+    bot = start(endpoint_dir, "none", "sandbox_escape.py", python=PYTHON, limits=Resources(processes=16))
     escaped = None
     try:
         assert bot.uid is None
@@ -314,7 +314,7 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed(endpoint_
         # The referee's death did not reach it; only a sweep does.  Tests run in parallel start
         # sessions of their own, and each sweeps: one of them may come first.
         assert procs._is_alive(escaped) or not any(path.exists() for path in paths)
-        removed = sandbox.reap_stale_groups()
+        sandbox.reap_stale_groups()
         assert gone(escaped, timeout=1.0)
         assert not any(path.exists() for path in paths)
     finally:
@@ -416,7 +416,7 @@ def test_many_files_can_not_fill_the_disk(endpoint_dir: Path) -> None:
     """The file size limit is per file; the working directory and /tmp are each a tmpfs of
     tmp_mb, so many files stop there (ENOSPC) and nothing lands on the host's disk (a bot wrote
     2 GB into a host folder before)."""
-    bot = start(endpoint_dir, "strict", "sandbox_fill.py", limits=Limits(tmp_mb=24, file_size_mb=16))
+    bot = start(endpoint_dir, "strict", "sandbox_fill.py", limits=Resources(tmp_mb=24, file_size_mb=16))
     err = wait_for(bot, "done")
     for where in (".", "/tmp"):
         line = next(x for x in err.splitlines() if x.startswith(f"{where}: "))
@@ -428,7 +428,7 @@ def test_many_files_can_not_fill_the_disk(endpoint_dir: Path) -> None:
 
 @needs_bwrap
 def test_huge_file_is_cut_by_the_file_size_limit(endpoint_dir: Path) -> None:
-    bot = start(endpoint_dir, "strict", "sandbox_bigfile.py", limits=Limits(file_size_mb=4))
+    bot = start(endpoint_dir, "strict", "sandbox_bigfile.py", limits=Resources(file_size_mb=4))
     err = wait_for(bot, "size=")
     assert "errno=27" in err  # EFBIG: Python ignores SIGXFSZ, so the write fails instead
     assert int(err.split("size=")[1].split()[0]) <= 4 * 1024 * 1024
@@ -437,7 +437,7 @@ def test_huge_file_is_cut_by_the_file_size_limit(endpoint_dir: Path) -> None:
 
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_stderr_log_is_bounded_and_keeps_the_tail(mode: str, endpoint_dir: Path) -> None:
-    bot = start(endpoint_dir, mode, "sandbox_stderr_flood.py", limits=Limits(stderr_bytes=4096))
+    bot = start(endpoint_dir, mode, "sandbox_stderr_flood.py", limits=Resources(stderr_bytes=4096))
     assert bot.wait(20) == 0
     stop_and_check(bot)  # joins the reader, so the buffer is final
     text = bot.stderr_text()

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from arena import storage
 from arena.errors import StorageError, UnknownBot
 from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
-from arena.storage import FaultRow, GameRow, SeatResult, Store, seat_results
+from arena.core.faults import FaultRecord
+from arena.storage import GameRow, SeatResult, Store, seat_results
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
@@ -57,7 +58,7 @@ def add(
     places: list[int],
     *,
     tournament: str | None = None,
-    faults: list[FaultRow] = (),
+    faults: list[FaultRecord] = (),
     logs: dict[int, str] | None = None,
 ) -> bool:
     winner = places.index(1) if places.count(1) == 1 else None
@@ -243,7 +244,7 @@ def test_start_tournament_is_idempotent_and_refuses_another_spec(store):
 def test_add_game_writes_game_results_faults_and_logs(store):
     a, b, c = add_bots(store)
     store.start_tournament("t", "T", "reactor", {}, 1)
-    faults = [FaultRow(seat=2, kind="timeout", message="no reply in 1000 ms", decision=17)]
+    faults = [FaultRecord(seat=2, kind="timeout", message="no reply in 1000 ms", decision=17)]
     assert add(store, "r1-t0-s0-g0", [a, b, c], [2, 1, 3], tournament="t", faults=faults,
                logs={0: "", 2: "Traceback ...\n"}) is True
     assert store.counts() | {"bots": 0, "bot_versions": 0, "tournaments": 0} == {
@@ -251,7 +252,7 @@ def test_add_game_writes_game_results_faults_and_logs(store):
     rows = store.results(tournament="t")
     assert [(r.seat, r.bot, r.bot_version_id, r.place, r.points, r.forfeited) for r in rows] == [
         (0, "bot0", a.id, 2, 0, False), (1, "bot1", b.id, 1, 1, False), (2, "bot2", c.id, 3, 0, False)]
-    assert store.faults("r1-t0-s0-g0") == [FaultRow(2, "timeout", "no reply in 1000 ms", 17, bot="bot2")]
+    assert store.faults("r1-t0-s0-g0") == [FaultRecord(2, "timeout", "no reply in 1000 ms", 17, bot="bot2")]
     assert store.logs("r1-t0-s0-g0") == {0: "", 2: "Traceback ...\n"}
     [summary] = store.games()
     assert (summary.bots, summary.places, summary.winner, summary.faults, summary.capped) == (
@@ -261,10 +262,10 @@ def test_add_game_writes_game_results_faults_and_logs(store):
 def test_add_game_is_exactly_once(store):
     bots = add_bots(store)
     store.start_tournament("t", "T", "reactor", {}, 1)
-    assert add(store, "g1", bots, [1, 2, 3], tournament="t", faults=[FaultRow(0, "crash")], logs={0: "x"})
+    assert add(store, "g1", bots, [1, 2, 3], tournament="t", faults=[FaultRecord(0, "crash")], logs={0: "x"})
     before = store.counts()
     # Reported twice (e.g. a worker retried): stored once, the second report changes nothing.
-    assert add(store, "g1", bots, [3, 2, 1], tournament="t", faults=[FaultRow(1, "crash")], logs={1: "y"}) is False
+    assert add(store, "g1", bots, [3, 2, 1], tournament="t", faults=[FaultRecord(1, "crash")], logs={1: "y"}) is False
     assert store.counts() == before
     assert store.games()[0].places == [1, 2, 3]
     # The same id from another tournament would silently lose a game: refuse it instead.
@@ -275,10 +276,10 @@ def test_add_game_is_exactly_once(store):
 @pytest.mark.parametrize(
     "faults, logs, message",
     [
-        ([FaultRow(0, "timeout"), FaultRow(1, "")], {0: "log"}, "CHECK constraint failed"),  # empty kind
-        ([FaultRow(5, "crash")], {0: "log"}, "seat 5, which is not at the table"),
-        ([FaultRow(1, "crash", bot="someone")], {}, "names bot 'someone'"),
-        ([FaultRow(0, "crash")], {0: "log", 7: "log of a seat that is not there"}, "FOREIGN KEY"),
+        ([FaultRecord(0, "timeout"), FaultRecord(1, "")], {0: "log"}, "CHECK constraint failed"),  # empty kind
+        ([FaultRecord(5, "crash")], {0: "log"}, "seat 5, which is not at the table"),
+        ([FaultRecord(1, "crash", bot="someone")], {}, "names bot 'someone'"),
+        ([FaultRecord(0, "crash")], {0: "log", 7: "log of a seat that is not there"}, "FOREIGN KEY"),
     ],
     ids=["empty-kind", "fault-seat", "fault-bot", "log-seat"],
 )
@@ -348,8 +349,8 @@ def test_played_ids_and_filters(store):
     a, b, c = add_bots(store)
     store.start_tournament("t1", "T1", "reactor", {}, 1)
     store.start_tournament("t2", "T2", "reactor", {}, 2)
-    add(store, "t1/g1", [a, b, c], [1, 2, 3], tournament="t1", faults=[FaultRow(0, "timeout"), FaultRow(0, "timeout")])
-    add(store, "t1/g2", [a, b], [2, 1], tournament="t1", faults=[FaultRow(1, "crash")])
+    add(store, "t1/g1", [a, b, c], [1, 2, 3], tournament="t1", faults=[FaultRecord(0, "timeout"), FaultRecord(0, "timeout")])
+    add(store, "t1/g2", [a, b], [2, 1], tournament="t1", faults=[FaultRecord(1, "crash")])
     add(store, "t2/g1", [b, c], [1, 2], tournament="t2")
     add(store, "adhoc", [a, c], [1, 2])
 
@@ -379,8 +380,8 @@ def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
     """A bot disqualified from a match forfeits its later games with no fault stored for them;
     the summary names its seat, where a forfeit for a fault in that game is counted as a fault."""
     a, b, c = add_bots(store)
-    stopped = [FaultRow(2, "crash", "it crashed (in game g9, played at the same time...)", collateral=True)]
-    for game_id, forfeits, faults in (("dq", [2], []), ("crash", [2], [FaultRow(2, "crash")]), ("clean", [], []),
+    stopped = [FaultRecord(2, "crash", "it crashed (in game g9, played at the same time...)", collateral=True)]
+    for game_id, forfeits, faults in (("dq", [2], []), ("crash", [2], [FaultRecord(2, "crash")]), ("clean", [], []),
                                       ("stopped", [2], stopped)):
         record = make_record(game_id, ["bot0", "bot1", "bot2"], [1, 2, 3], 0)
         record["result"]["forfeits"] = forfeits
@@ -388,7 +389,7 @@ def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
         store.add_game(row, seat_results(record), faults)
     summaries = {g.id: (g.faults, g.disqualified) for g in store.games()}
     assert summaries == {"dq": (0, [2]), "crash": (1, []), "clean": (0, []), "stopped": (1, [])}
-    assert store.faults("stopped") == [FaultRow(2, "crash", stopped[0].message, None, "bot2", collateral=True)]
+    assert store.faults("stopped") == [FaultRecord(2, "crash", stopped[0].message, None, "bot2", collateral=True)]
     assert [f.collateral for _, f in store.tournament_faults("none")] == []
 
 
@@ -592,12 +593,12 @@ print(json.dumps(seen), flush=True)
 
 WRITER = CHILD_PRELUDE + """
 from test_storage import add, add_bots
-from arena.storage import FaultRow
+from arena.storage import FaultRecord
 store = Store(sys.argv[1])
 bots = [store.bot(f"bot{i}") for i in range(3)]
 i = 0
 while True:
-    add(store, f"g{i}", bots, [1, 2, 3], tournament="t", faults=[FaultRow(1, "timeout", "late")],
+    add(store, f"g{i}", bots, [1, 2, 3], tournament="t", faults=[FaultRecord(1, "timeout", "late")],
         logs={0: "a" * 2000, 1: "b", 2: "c"})
     i += 1
     print(i, flush=True)

@@ -24,10 +24,10 @@ try:  # Typer 0.2x vendors Click; older releases use the click package
 except ImportError:  # pragma: no cover - depends on the installed Typer
     from click import exceptions as click_errors
 
-from arena.errors import ArenaError, UsageError
+from arena.errors import ArenaError, ConfigError, UsageError
 from arena.games import REGISTRY, GameError
 from arena.core.terminal import report_to_stderr, safe
-from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
+from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS, Limits
 
 app = typer.Typer(
     name="arena",
@@ -92,7 +92,7 @@ def _game(name: str):
 
     try:
         return get_game(name)
-    except GameError as exc:
+    except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -103,7 +103,7 @@ def _check_selfplay(spec) -> None:
     game = _game(spec.game)
     try:
         game.check_config(GameConfig(players=spec.players, variants=spec.variants, points=spec.points))
-    except GameError as exc:
+    except ConfigError as exc:
         raise UsageError(str(exc)) from None
     for name in spec.bots:
         if name not in policy_names(game.name):
@@ -115,14 +115,21 @@ def _check_selfplay(spec) -> None:
 SANDBOX_HELP = "Sandbox: auto (bubblewrap if installed, else a warning), strict (refuse without it), none."
 
 
+def _sandbox_mode(text: str):
+    """``--sandbox``'s value as a mode; anything else is a bad argument."""
+    from arena.sandbox import Mode
+
+    if text not in set(Mode):
+        raise UsageError(f"--sandbox must be {Mode.choices()}, not {text!r}")
+    return Mode(text)
+
+
 def _referee_config(sandbox: str, decision_ms: int, game_ms: int, startup_ms: int):
     from arena.referee import RefereeConfig
     from protocol.messages import Limits
 
-    if sandbox not in ("auto", "strict", "none"):
-        raise UsageError(f"--sandbox must be auto, strict or none, not {sandbox!r}")
     return RefereeConfig(limits=Limits(decision_ms=decision_ms, game_ms=game_ms, startup_ms=startup_ms),
-                         sandbox_mode=sandbox)
+                         sandbox_mode=_sandbox_mode(sandbox))
 
 
 def _game_config(game_name: str, players: int, variants: list[str] | None, points: int | None):
@@ -132,7 +139,7 @@ def _game_config(game_name: str, players: int, variants: list[str] | None, point
     try:
         config = GameConfig(players=players, variants=tuple(variants or ()), points=points)
         game.check_config(config)
-    except GameError as exc:
+    except ConfigError as exc:
         raise UsageError(str(exc)) from None
     return game, config
 
@@ -148,7 +155,8 @@ def _bot_specs(targets: list[str], name: str | None = None):
         raise UsageError(str(exc)) from None
 
 
-# The time limits, alike wherever a bot is checked or played.
+# The time limits, alike wherever a bot is checked or played; their defaults are the protocol's.
+LIMITS = Limits()
 DecisionMs = Annotated[int, typer.Option(min=1, max=MAX_DECISION_MS, help="Time limit per decision (ms).")]
 GameMs = Annotated[int, typer.Option(min=1, max=MAX_GAME_MS, help="Time budget per bot per game (ms).")]
 StartupMs = Annotated[int, typer.Option(min=1, max=MAX_STARTUP_MS, help="Time limit for a bot to start and say hello (ms).")]
@@ -163,9 +171,9 @@ def play(
     variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
     points: Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")] = None,
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
-    decision_ms: DecisionMs = 2000,
-    game_ms: GameMs = 60000,
-    startup_ms: StartupMs = 10000,
+    decision_ms: DecisionMs = LIMITS.decision_ms,
+    game_ms: GameMs = LIMITS.game_ms,
+    startup_ms: StartupMs = LIMITS.startup_ms,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Play a match between bot programs and print places, scores and each bot's faults.
@@ -195,9 +203,9 @@ def check(
     matches: Annotated[int, typer.Option(min=1, max=1000, help="Self-play matches to play (Powder Keg: each again with every variant on).")] = 3,
     seed: Annotated[str, typer.Option(help="Root seed of the deals; the same --seed and --matches play the same deals again.")] = "check",
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
-    decision_ms: DecisionMs = 2000,
-    game_ms: GameMs = 60000,
-    startup_ms: StartupMs = 10000,
+    decision_ms: DecisionMs = LIMITS.decision_ms,
+    game_ms: GameMs = LIMITS.game_ms,
+    startup_ms: StartupMs = LIMITS.startup_ms,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Validate a bot: handshake, full self-play matches, timing; exit status 1 if it fails.
@@ -300,9 +308,9 @@ def bots_add(
     game: Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")],
     db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
-    decision_ms: DecisionMs = 2000,
-    game_ms: GameMs = 60000,
-    startup_ms: StartupMs = 10000,
+    decision_ms: DecisionMs = LIMITS.decision_ms,
+    game_ms: GameMs = LIMITS.game_ms,
+    startup_ms: StartupMs = LIMITS.startup_ms,
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome and the check report as JSON.")] = False,
 ) -> None:
     """Validate a bot (as `arena check` does, with the time limits of the tournaments it will
@@ -695,9 +703,7 @@ def bench(
     unknown = set(parts) - set(PARTS)
     if unknown:
         raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: {', '.join(PARTS)})")
-    if sandbox not in ("auto", "strict", "none"):
-        raise UsageError(f"--sandbox must be auto, strict or none, not {sandbox!r}")
-    report = run_all(quick=quick, sandbox_mode=sandbox, memory_games=memory_games, parts=parts, pin=pin,
+    report = run_all(quick=quick, sandbox_mode=_sandbox_mode(sandbox), memory_games=memory_games, parts=parts, pin=pin,
                      echo=None if json_out else (lambda line: typer.echo(f"... {line}", err=True)))
     if json_out:
         _echo_json(report.to_json())

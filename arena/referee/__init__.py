@@ -16,7 +16,8 @@ specs and the protocol, never storage, tournaments or the CLI.
 from arena.bots.resolve import bot_spec
 from arena.bots.spec import BotSpec
 from arena.referee.config import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY, RefereeConfig
-from arena.referee.reports import FaultRecord, GameReport, MatchPlan, MatchReport
+from arena.core.faults import FaultRecord
+from arena.referee.reports import GameReport, MatchPlan, MatchReport
 from arena.referee.session import Referee, Session
 
 __all__ = ["DEFAULT_CONCURRENT", "DEFAULT_FAULTS_TO_DISQUALIFY", "BotSpec", "FaultRecord", "GameReport",

@@ -24,8 +24,8 @@ class RefereeConfig:
     """Policies of the referee; every number has a sane default and can be changed."""
 
     limits: Limits = field(default_factory=Limits)
-    sandbox_mode: str = "auto"
-    resources: sandbox.Limits = field(default_factory=sandbox.Limits)
+    sandbox_mode: sandbox.Mode = sandbox.Mode.AUTO
+    resources: sandbox.Resources = field(default_factory=sandbox.Resources)
     faults_to_disqualify: int = DEFAULT_FAULTS_TO_DISQUALIFY
     auto_single: bool = True
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE

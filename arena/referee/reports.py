@@ -6,25 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from arena.core.faults import FaultRecord
 from arena.games import GameResult
-
-
-@dataclass(frozen=True, slots=True)
-class FaultRecord:
-    """A bot's fault in one game: what happened, in words its author can act on."""
-
-    seat: int
-    bot: str
-    kind: str
-    message: str
-    decision: int | None = None
-    # A forfeit because the bot was stopped for a fault in another game played at the same
-    # time: it does not count towards disqualification (see arena.referee.standing).
-    collateral: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "bot": self.bot, "kind": self.kind, "message": self.message,
-                "decision": self.decision, "collateral": self.collateral}
 
 
 @dataclass(slots=True)

@@ -19,11 +19,12 @@ from arena.games import Game, GameResult, SeededChance, State
 from arena.games.match import Match
 from arena.games.record import make_record
 from arena.referee.logs import kept_log
-from arena.referee.reports import FaultRecord, GameReport, MatchReport, now_iso
+from arena.core.faults import FaultRecord
+from arena.referee.reports import GameReport, MatchReport, now_iso
 from arena.referee.seat import Seat, Pending, bot_seed
 from arena.referee.standing import FAULT, standing, step
 from protocol import messages
-from protocol.faults import Fault, FaultKind, ProtocolFault
+from protocol.faults import FaultKind, ProtocolFault
 from protocol.transport import Channel
 
 if TYPE_CHECKING:  # a session holds tables
@@ -189,10 +190,11 @@ class Table:
         for i, seat in enumerate(self.seats):
             seat.counted = seat.starts  # each start is counted once, in the next game started
             if i in run.disqualified:
-                g.fault[i] = FaultRecord(i, seat.spec.name, FaultKind.DISQUALIFIED.value,
-                                         "disqualified from this match after faults in several games in a row")
+                g.fault[i] = FaultRecord(i, FaultKind.DISQUALIFIED.value, bot=seat.spec.name,
+                                         message="disqualified from this match after faults in several games in a row")
             elif seat.startup_fault is not None:
-                record = FaultRecord(i, seat.spec.name, seat.startup_fault.kind.value, seat.startup_fault.fault.message)
+                record = FaultRecord(i, seat.startup_fault.kind.value, seat.startup_fault.fault.message,
+                                     bot=seat.spec.name)
                 g.fault[i] = record
                 g.faults.append(record)
                 g.logs[i], seat.startup_log = seat.startup_log, ""
@@ -401,7 +403,7 @@ class Table:
 
     def remove(self, g: GameInPlay, i: int, seat: Seat, kind: str, message: str, number: int, *,
                collateral: bool = False) -> None:
-        record = FaultRecord(i, seat.spec.name, kind, message, number, collateral)
+        record = FaultRecord(i, kind, message, number, bot=seat.spec.name, collateral=collateral)
         g.fault[i] = record
         g.faults.append(record)
         if g.asked is not None and g.asked.seat == i:
@@ -422,7 +424,7 @@ class Table:
                 own = None if fault is None or fault.kind == FaultKind.DISQUALIFIED.value else fault
                 seat.channel.send(messages.game_over(
                     g.game_id, result.to_json(), state.events(i, g.cursor[i]), g.forced[i],
-                    None if own is None else protocol_fault(own),
+                    None if own is None else own.fault,
                 ))
             text = g.logs.get(i, "") + seat.take_stderr()
             g.logs[i] = kept_log(text, faulted=fault is not None, spent=run.log_chars[i])
@@ -472,10 +474,6 @@ class Table:
             concurrent=[s.concurrent for s in self.seats],
             batch=[s.batch for s in self.seats],
         )
-
-
-def protocol_fault(record: FaultRecord) -> Fault:
-    return Fault(FaultKind(record.kind), record.message)
 
 
 def result_of(report: GameReport) -> GameResult:

@@ -41,9 +41,9 @@ Modules: ``launch`` (the command line that starts a bot: bwrap, uid, rlimits, cg
 """
 
 from arena.sandbox.cleanup import reap_orphans, reap_stale_groups, remove_stale_workdirs
-from arena.sandbox.config import Limits, Mode, SandboxError, SandboxWarning
+from arena.sandbox.config import Resources, Mode, SandboxError, SandboxWarning
 from arena.sandbox.launch import check_mode, sandbox_available, start_bot
 from arena.sandbox.process import BotProcess, stop_all
 
-__all__ = ["BotProcess", "Limits", "Mode", "SandboxError", "SandboxWarning", "check_mode", "reap_orphans",
+__all__ = ["BotProcess", "Resources", "Mode", "SandboxError", "SandboxWarning", "check_mode", "reap_orphans",
            "reap_stale_groups", "remove_stale_workdirs", "sandbox_available", "start_bot", "stop_all"]

@@ -5,18 +5,16 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
 
 from arena.errors import ArenaError
-
-Mode = Literal["strict", "auto", "none"]
 
 
 _MB = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class Resources:
     """Resource limits of one bot process tree (one match)."""
 
     memory_mb: int = 1024  # RLIMIT_AS, per process
@@ -26,6 +24,31 @@ class Limits:
     open_files: int = 256  # RLIMIT_NOFILE
     stderr_bytes: int = 64 * 1024  # tail of stderr kept in memory
     tmp_mb: int = 64  # size of the private /tmp and of the working directory, each (bwrap only)
+
+
+class Mode(StrEnum):
+    """How much sandbox a bot must get: ``strict`` refuses to start a bot without bubblewrap,
+    ``auto`` uses it where it works (else a warning), ``none`` never does.  The one list of
+    modes: the CLI's ``--sandbox``, a tournament file's ``[sandbox] mode`` and the referee all
+    read it through :meth:`parse`."""
+
+    AUTO = "auto"
+    STRICT = "strict"
+    NONE = "none"
+
+    @classmethod
+    def parse(cls, text: object) -> "Mode":
+        """The mode called ``text``, or :class:`SandboxError` naming the modes there are."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise SandboxError(f"unknown sandbox mode {text!r}: use {cls.choices()}") from None
+
+    @classmethod
+    def choices(cls) -> str:
+        """The modes in words: ``auto, strict or none``."""
+        *first, last = (m.value for m in cls)
+        return f"{', '.join(first)} or {last}"
 
 
 class SandboxError(ArenaError):

@@ -19,7 +19,7 @@ from arena.sandbox import cgroups, seccomp
 from arena.sandbox.config import (
     _MB,
     SAFE_PATH,
-    Limits,
+    Resources,
     Mode,
     SandboxError,
     _warn_once,
@@ -137,18 +137,17 @@ def check_mode(mode: Mode) -> None:
     """Raise :class:`SandboxError` now if ``mode`` cannot be had on this machine: a tournament
     that asks for the strict sandbox where there is none should stop before it starts, not
     fail every match."""
-    if mode == "strict":
+    if Mode.parse(mode) == Mode.STRICT:
         _choose_bwrap(mode)
 
 
 def _choose_bwrap(mode: Mode) -> bool:
-    if mode == "none":
+    mode = Mode.parse(mode)
+    if mode == Mode.NONE:
         return False
-    if mode not in ("strict", "auto"):
-        raise SandboxError(f"unknown sandbox mode {mode!r}: use strict, auto or none")
     if sandbox_available():
         return True
-    if mode == "strict":
+    if mode == Mode.STRICT:
         if shutil.which("bwrap") is None:
             raise SandboxError(
                 "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap), "
@@ -169,7 +168,7 @@ def _choose_bwrap(mode: Mode) -> bool:
     return False
 
 
-def _rlimit_command(limits: Limits) -> list[str]:
+def _rlimit_command(limits: Resources) -> list[str]:
     prlimit = shutil.which("prlimit", path=SAFE_PATH)
     if prlimit is None:
         raise SandboxError("prlimit not found: install util-linux")
@@ -208,7 +207,7 @@ def _setpriv_command(uid: int | None, *, pdeathsig: bool) -> list[str]:
 
 
 def _bwrap_command(
-    *, ro: list[Path], workdir: Path, env: dict[str, str], limits: Limits,
+    *, ro: list[Path], workdir: Path, env: dict[str, str], limits: Resources,
     seccomp_fd: int | None = None,
 ) -> list[str]:
     bwrap = shutil.which("bwrap")
@@ -261,8 +260,8 @@ def start_bot(
     *,
     expose: list[Path],
     endpoint_dir: Path,
-    mode: Mode = "auto",
-    limits: Limits = Limits(),
+    mode: Mode = Mode.AUTO,
+    limits: Resources = Resources(),
     env: dict[str, str] | None = None,
     name: str = "bot",
 ) -> BotProcess:
@@ -388,7 +387,7 @@ def _seccomp_fd() -> int | None:
     return seccomp.memfd(code)
 
 
-def _bot_group(uid: int | None, limits: Limits) -> cgroups.BotGroup | None:
+def _bot_group(uid: int | None, limits: Resources) -> cgroups.BotGroup | None:
     """The bot's cgroup (its memory and processes bounded as a whole), or None with a warning
     once when this machine does not offer one.
 

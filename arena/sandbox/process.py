@@ -13,7 +13,7 @@ import weakref
 from pathlib import Path
 
 from arena.sandbox import cgroups
-from arena.sandbox.config import Limits
+from arena.sandbox.config import Resources
 from arena.sandbox.procs import (
     _KILL_TIMEOUT,
     _descendants,
@@ -47,7 +47,7 @@ class BotProcess:
         lease: _UidLease | None,
         sandboxed: bool,
         workdir: Path,
-        limits: Limits,
+        limits: Resources,
         name: str,
         group: cgroups.BotGroup | None = None,
     ) -> None:

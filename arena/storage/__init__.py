@@ -45,6 +45,7 @@ import orjson
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from arena.core.faults import FaultRecord
 from arena.errors import StorageError, UnknownBot
 from arena.referee.standing import OUT, standing
 
@@ -298,21 +299,6 @@ class SeatResult:
     seat: int
     place: int
     forfeited: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class FaultRow:
-    """A bot fault (timeout, crash, illegal action, ...) as an outcome of the game.
-
-    ``bot`` is filled in by the store from the seat; ``decision`` is the decision index, if any.
-    """
-
-    seat: int
-    kind: str
-    message: str = ""
-    decision: int | None = None
-    bot: str | None = None
-    collateral: bool = False  # the bot was stopped for a fault in another game (arena.referee.standing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -835,7 +821,7 @@ class Store:
         self,
         game: GameRow,
         results: list[SeatResult],
-        faults: Iterable[FaultRow] = (),
+        faults: Iterable[FaultRecord] = (),
         logs: dict[int, str] | None = None,
     ) -> bool:
         """Store a finished game, its results, faults and logs in ONE transaction.
@@ -977,21 +963,21 @@ class Store:
             raise StorageError(f"no game {game_id}; see `arena games`")
         return decode_record(row[0])
 
-    def faults(self, game_id: str) -> list[FaultRow]:
+    def faults(self, game_id: str) -> list[FaultRecord]:
         """A game's faults in the order they were reported."""
         return [
-            FaultRow(seat=r["seat"], kind=r["kind"], message=r["message"], decision=r["decision"], bot=r["bot"],
+            FaultRecord(seat=r["seat"], kind=r["kind"], message=r["message"], decision=r["decision"], bot=r["bot"],
                      collateral=bool(r["collateral"]))
             for r in self._all("SELECT * FROM faults WHERE game_id = ? ORDER BY id", [game_id])
         ]
 
-    def tournament_faults(self, tournament: str) -> Iterator[tuple[str, FaultRow]]:
+    def tournament_faults(self, tournament: str) -> Iterator[tuple[str, FaultRecord]]:
         """Every fault of a tournament's games, with its game's id, in the order reported."""
         for r in self.db.execute(
             "SELECT f.game_id, f.seat, f.kind, f.message, f.decision, f.bot, f.collateral FROM faults f"
             " JOIN games g ON g.id = f.game_id WHERE g.tournament = ? ORDER BY f.id", [tournament]
         ):
-            yield r[0], FaultRow(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5], collateral=bool(r[6]))
+            yield r[0], FaultRecord(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5], collateral=bool(r[6]))
 
     def logs(self, game_id: str) -> dict[int, str]:
         """Each seat's stderr log of one game."""

@@ -38,11 +38,11 @@ from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, MatchPlan, Referee, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.bots.registry import cache_dir, materialize, register
-from arena.sandbox import Limits as SandboxLimits
+from arena.sandbox import Resources
 from arena.sandbox import stop_all as stop_all_bots
 from arena.core.signals import exit_quietly
 from arena.tournament.scheduling import Pairing, iter_round_robin, schedule_size, swiss_round, swiss_rounds_needed
-from arena.storage import FaultRow, GameRow, Store, content_sha256, seat_results
+from arena.storage import GameRow, Store, content_sha256, seat_results
 from arena.tournament.file import TournamentSpec
 from protocol.messages import Limits
 
@@ -93,7 +93,7 @@ def referee_config(spec: TournamentSpec) -> RefereeConfig:
     sandbox = dict(spec.sandbox)
     mode = sandbox.pop("mode", "auto")
     limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
-    return RefereeConfig(limits=limits, sandbox_mode=mode, resources=SandboxLimits(**sandbox),
+    return RefereeConfig(limits=limits, sandbox_mode=mode, resources=Resources(**sandbox),
                          concurrent=spec.concurrent, faults_to_disqualify=spec.faults_to_disqualify)
 
 
@@ -157,7 +157,7 @@ def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
     if key == "variants" and isinstance(value, list):
         return sorted(value)
     if key == "sandbox" and isinstance(value, dict):
-        return {"mode": "auto", **{f.name: f.default for f in dataclasses.fields(SandboxLimits)}, **value}
+        return {"mode": "auto", **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
     if key == "min_seats" and value == seats:
         return None
     return value
@@ -450,8 +450,7 @@ class Tournament:
             finished=report.finished,
             duration_ms=report.duration_ms,
         )
-        faults = [FaultRow(f.seat, f.kind, f.message, f.decision, collateral=f.collateral) for f in report.faults]
-        self.store.add_game(row, seat_results(record), faults, {s: t for s, t in report.logs.items() if t})
+        self.store.add_game(row, seat_results(record), report.faults, {s: t for s, t in report.logs.items() if t})
 
     def rate(self) -> list[Any]:
         """Recompute the ratings from every stored game of this tournament and keep the history."""

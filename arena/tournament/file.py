@@ -39,17 +39,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, UnknownBot
+from arena.sandbox import Mode
 from arena.games import REGISTRY
-from arena.games.base import GameConfig, GameError
+from arena.games.base import GameConfig
 from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
 from arena.bots.registry import NAME_RULE, command_template, valid_name
-from protocol.messages import MAX_CONCURRENT, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
+from protocol.messages import MAX_CONCURRENT, Limits, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 FORMATS = ("round-robin", "swiss")
-SANDBOX_MODES = ("auto", "strict", "none")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
             "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent", "faults_to_disqualify"}
-TIME_KEYS = {"decision": 2000, "game": 60000, "startup": 10000}
+# The defaults are the protocol's own (protocol.messages.Limits), which bots are told in ``welcome``.
+TIME_KEYS = {"decision": Limits().decision_ms, "game": Limits().game_ms, "startup": Limits().startup_ms}
 TIME_MAX = {"decision": MAX_DECISION_MS, "game": MAX_GAME_MS, "startup": MAX_STARTUP_MS}
 SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
 # Upper bounds: far past any real need, and within what the kernel's limits and prlimit take.
@@ -235,7 +236,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     try:
         for size in sorted({seats, min_seats or seats}):  # a swiss may seat min_seats at a table
             game.check_config(GameConfig(players=size, variants=tuple(variants), points=points))
-    except GameError as exc:
+    except ConfigError as exc:
         raise _fail(path, "variants", str(exc)) from None
 
     seed = data.get("seed", 0)
@@ -256,7 +257,7 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     extra = sorted(set(sandbox_data) - SANDBOX_KEYS)
     if extra:
         raise _fail(path, f"sandbox.{extra[0]}", f"unknown field (allowed: {', '.join(sorted(SANDBOX_KEYS))})")
-    mode = _choice(path, "sandbox.mode", sandbox_data.get("mode", "auto"), SANDBOX_MODES)
+    mode = _choice(path, "sandbox.mode", sandbox_data.get("mode", Mode.AUTO.value), [m.value for m in Mode])
     sandbox: dict[str, Any] = {"mode": mode}
     for key in sorted(SANDBOX_KEYS - {"mode"}):
         value = _int(path, sandbox_data, key, 1, SANDBOX_MAX[key], table="sandbox")
