@@ -26,6 +26,7 @@ from arena import storage
 from arena.errors import StorageError, UnknownBot
 from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
 from arena.core.faults import FaultRecord
+from arena.referee.standing import disqualified_seats
 from arena.storage import GameRow, SeatResult, Store, seat_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -377,8 +378,9 @@ def test_played_ids_and_filters(store):
 
 
 def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
-    """A bot disqualified from a match forfeits its later games with no fault stored for them;
-    the summary names its seat, where a forfeit for a fault in that game is counted as a fault."""
+    """A bot disqualified from a match forfeits its later games with no fault stored for them; the
+    summary hands over each seat's forfeit and faults, from which the referee's rule names its
+    seat, where a forfeit for a fault in that game is counted as a fault."""
     a, b, c = add_bots(store)
     stopped = [FaultRecord(2, "crash", "it crashed (in game g9, played at the same time...)", collateral=True)]
     for game_id, forfeits, faults in (("dq", [2], []), ("crash", [2], [FaultRecord(2, "crash")]), ("clean", [], []),
@@ -387,7 +389,7 @@ def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
         record["result"]["forfeits"] = forfeits
         row = GameRow(id=game_id, game="reactor", seats=[a.id, b.id, c.id], winner=0, record=record)
         store.add_game(row, seat_results(record), faults)
-    summaries = {g.id: (g.faults, g.disqualified) for g in store.games()}
+    summaries = {g.id: (g.faults, disqualified_seats(g.forfeited, g.collateral)) for g in store.games()}
     assert summaries == {"dq": (0, [2]), "crash": (1, []), "clean": (0, []), "stopped": (1, [])}
     assert store.faults("stopped") == [FaultRecord(2, "crash", stopped[0].message, None, "bot2", collateral=True)]
     assert [f.collateral for _, f in store.tournament_faults("none")] == []

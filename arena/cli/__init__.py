@@ -642,21 +642,27 @@ def games(
     """
     from dataclasses import asdict
 
+    from arena.referee.standing import disqualified_seats
+
     fmt = _output_format(fmt, json_out)
     with _store(db) as store:
         _check_tournament(store, tournament)
         if bot is not None:
             store.bot(bot)  # an unknown name is an error listing the bots
         rows = store.games(tournament=tournament, bot=bot, limit=limit)
-    cells = []
+    cells, records = [], []
     for r in rows:
         order = sorted(range(len(r.places)), key=r.places.__getitem__)
         notes = (["capped"] if r.capped else []) + ([f"{r.faults} fault(s)"] if r.faults else [])
-        if r.disqualified:  # forfeited with no fault in this game: say why, or it reads as a plain loss
-            notes.append(f"{', '.join(r.bots[s] for s in r.disqualified)} disqualified")
+        out = disqualified_seats(r.forfeited, r.collateral)
+        if out:  # forfeited with no fault in this game: say why, or it reads as a plain loss
+            notes.append(f"{', '.join(r.bots[s] for s in out)} disqualified")
         cells.append([r.id, r.game, ", ".join(f"{r.places[s]}. {r.bots[s]}" for s in order),
                       "; ".join(notes) or "-"])
-    _echo_listing(("id", "game", "places", "notes"), cells, fmt, [asdict(r) for r in rows],
+        record = asdict(r)
+        del record["forfeited"], record["collateral"]
+        records.append({**record, "disqualified": out})
+    _echo_listing(("id", "game", "places", "notes"), cells, fmt, records,
                   "no games stored yet" if tournament is None and bot is None else "no games match")
 
 

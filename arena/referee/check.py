@@ -119,7 +119,9 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     times = [d["ms"] for g in played for d in g.record["decisions"] if "ms" in d]
     faults = [{**f.to_json(), "game_id": g.game_id} for g in played for f in g.faults]
     limit = config.limits.decision_ms
-    if times and max(times) > limit * 0.8:
+    # A bot this close to its limit times out on a busier machine: the check fails it.
+    too_slow = bool(times) and max(times) > limit * 0.8
+    if too_slow:
         problems.append(f"a decision took {max(times)} ms, close to the {limit} ms limit")
     started = [ms for ms in report.startup_ms if ms is not None]
     if started and max(started) > config.limits.startup_ms * 0.5:
@@ -134,7 +136,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     return CheckReport(
         bot=spec.name,
         game=game.name,
-        ok=not faults and not any("close to" in p for p in problems),
+        ok=not faults and not too_slow,
         hello_name=report.hello_names[0],
         startup_ms=started[0] if started else None,
         concurrent=report.concurrent[0] if report.concurrent else 1,

@@ -17,11 +17,22 @@ match complete?) both count through it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from enum import StrEnum
 
-CLEAN, FAULT, OUT, NEUTRAL = "clean", "fault", "out", "neutral"
+
+class Standing(StrEnum):
+    """How one seat's game counts towards disqualification (see the module docstring)."""
+
+    CLEAN = "clean"
+    FAULT = "fault"
+    OUT = "out"
+    NEUTRAL = "neutral"
 
 
-def standing(forfeited: bool, collateral: Iterable[bool]) -> str:
+CLEAN, FAULT, OUT, NEUTRAL = Standing.CLEAN, Standing.FAULT, Standing.OUT, Standing.NEUTRAL
+
+
+def standing(forfeited: bool, collateral: Iterable[bool]) -> Standing:
     """The standing of a seat that did or did not forfeit, given its faults in the game (for
     each, whether it was collateral)."""
     if not forfeited:
@@ -32,7 +43,7 @@ def standing(forfeited: bool, collateral: Iterable[bool]) -> str:
     return NEUTRAL if all(flags) else FAULT
 
 
-def step(counted: str, in_a_row: int, out: bool, threshold: int) -> tuple[int, bool]:
+def step(counted: Standing | str, in_a_row: int, out: bool, threshold: int) -> tuple[int, bool]:
     """A seat's faulty games in a row, and whether it is out of the match, after one more game
     whose standing is ``counted`` (``threshold`` faulty games in a row put it out)."""
     if counted == CLEAN:
@@ -44,10 +55,17 @@ def step(counted: str, in_a_row: int, out: bool, threshold: int) -> tuple[int, b
     return in_a_row, out
 
 
-def out_of_match(games: Iterable[Sequence[str]], threshold: int, seats: int) -> set[int]:
+def out_of_match(games: Iterable[Sequence[Standing | str]], threshold: int, seats: int) -> set[int]:
     """The seats disqualified after these games of a match (each game's standings by seat)."""
     in_a_row, out = [0] * seats, [False] * seats
     for standings in games:
         for seat, counted in enumerate(standings):
             in_a_row[seat], out[seat] = step(counted, in_a_row[seat], out[seat], threshold)
     return {seat for seat in range(seats) if out[seat]}
+
+
+def disqualified_seats(forfeited: Sequence[bool], collateral: Sequence[Iterable[bool]]) -> list[int]:
+    """The seats of one game that were already out of its match (:data:`OUT`): they forfeited
+    with no fault in this game, so a listing must say why they lost (``collateral[s]``: for each
+    fault of seat ``s`` in the game, whether it was collateral)."""
+    return [s for s, (gone, flags) in enumerate(zip(forfeited, collateral)) if standing(gone, flags) == OUT]

@@ -20,6 +20,7 @@ from arena.games.match import Match
 from arena.games.record import make_record
 from arena.referee.logs import kept_log
 from arena.core.faults import FaultRecord
+from arena.core import ids
 from arena.referee.reports import GameReport, MatchReport, now_iso
 from arena.referee.seat import Seat, Pending, bot_seed
 from arena.referee.standing import FAULT, standing, step
@@ -182,7 +183,7 @@ class Table:
         n = len(self.seats)
         g = GameInPlay(
             run=run, state=self.game.new_game(config, SeededChance(seed)), index=index,
-            game_id=f"{run.match_id}-g{index}", seed=seed, started=now_iso(), t0=time.monotonic(),
+            game_id=ids.game_id(run.match_id, index), seed=seed, started=now_iso(), t0=time.monotonic(),
             fault=[None] * n, cursor=[0] * n, forced=[[] for _ in range(n)],
             time_left_ms=[self.config.limits.game_ms] * n, generation=[0] * n,
             starts=[s.starts - s.counted for s in self.seats],

@@ -47,7 +47,6 @@ from sqlite_utils.migrations import Migrations
 
 from arena.core.faults import FaultRecord
 from arena.errors import StorageError, UnknownBot
-from arena.referee.standing import OUT, standing
 
 DEFAULT_PATH = "arena.db"
 MIGRATION_SET = "arena"
@@ -305,9 +304,10 @@ class SeatResult:
 class GameSummary:
     """One line of ``arena games``: bots and places in seat order.
 
-    ``disqualified`` lists the seats whose bots were out of the game from the start, disqualified
-    after faults in earlier games of the match: they lost without a fault of their own in this
-    game, so ``faults`` alone would make the loss look like a normal one."""
+    ``forfeited`` and ``collateral`` (for each fault of the seat in this game, whether it was
+    collateral) are what a view needs to tell a seat that was already disqualified from the
+    match (the referee's rule, :func:`arena.referee.standing.disqualified_seats`) from one that
+    lost in play."""
 
     id: str
     tournament: str | None
@@ -318,7 +318,8 @@ class GameSummary:
     capped: bool
     faults: int
     finished: str
-    disqualified: list[int] = field(default_factory=list)
+    forfeited: list[bool] = field(default_factory=list)
+    collateral: list[list[bool]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -932,8 +933,7 @@ class Store:
             " ORDER BY g.seq DESC LIMIT :limit",
             {"t": tournament, "b": bot, "limit": -1 if limit is None else limit},
         )
-        seats: dict[str, list[tuple[str, int]]] = {r["id"]: [] for r in rows}
-        out: dict[str, list[int]] = {r["id"]: [] for r in rows}
+        seats: dict[str, list[tuple[str, int, bool, list[bool]]]] = {r["id"]: [] for r in rows}
         if rows:
             for r in self._all(
                 "SELECT r.game_id, r.seat, r.bot, r.place, r.forfeited,"
@@ -943,15 +943,14 @@ class Store:
                 " ORDER BY r.game_id, r.seat",
                 [orjson.dumps(list(seats)).decode()],
             ):
-                seats[r["game_id"]].append((r["bot"], r["place"]))
-                if standing(bool(r["forfeited"]), map(bool, orjson.loads(r["collateral"]))) == OUT:
-                    out[r["game_id"]].append(r["seat"])  # already disqualified from the match
+                seats[r["game_id"]].append((r["bot"], r["place"], bool(r["forfeited"]),
+                                            [bool(c) for c in orjson.loads(r["collateral"])]))
         return [
             GameSummary(
                 id=r["id"], tournament=r["tournament"], game=r["game"],
-                bots=[b for b, _ in seats[r["id"]]], places=[p for _, p in seats[r["id"]]],
+                bots=[seat[0] for seat in seats[r["id"]]], places=[seat[1] for seat in seats[r["id"]]],
                 winner=r["winner"], capped=bool(r["capped"]), faults=r["faults"], finished=r["finished"],
-                disqualified=out[r["id"]],
+                forfeited=[seat[2] for seat in seats[r["id"]]], collateral=[seat[3] for seat in seats[r["id"]]],
             )
             for r in rows
         ]

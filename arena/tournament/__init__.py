@@ -32,6 +32,8 @@ from typing import Any
 
 from arena.execution import affinity
 from arena import ratings as rating
+from arena.core import ids
+from arena.core.ids import GameId
 from arena.errors import ArenaError, ConfigError, StorageError, UnknownBot
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
@@ -123,12 +125,12 @@ def stored_results(store: Store, tournament: str) -> Stored:
         collateral.setdefault((game_id, fault.seat), []).append(fault.collateral)
     stored = Stored()
     for game_id, rows in seats.items():
-        match_id, _, number = game_id.rpartition("-g")
+        match_id, number = (parsed := GameId.parse(game_id)).match, parsed.number
         places = [rows[s][0] for s in sorted(rows)]
         forfeits = [s for s in sorted(rows) if rows[s][1]]
-        stored.results.setdefault(match_id, {})[int(number)] = game_result(places, forfeits)
+        stored.results.setdefault(match_id, {})[number] = game_result(places, forfeits)
         stored.seats[match_id] = tuple(rows[s][2] for s in sorted(rows))
-        stored.standings.setdefault(match_id, {})[int(number)] = tuple(
+        stored.standings.setdefault(match_id, {})[number] = tuple(
             standing(rows[s][1], collateral.get((game_id, s), [])) for s in sorted(rows))
     return stored
 
@@ -273,7 +275,7 @@ class Tournament:
 
     def _task(self, pairing: Pairing, done: Stored) -> Task | None:
         """The task for a pairing, or ``None`` if its match is already complete in the store."""
-        match_id = f"{self.id}/{pairing.id}"
+        match_id = ids.match_id(self.id, pairing.id)
         sat = done.seats.get(match_id)
         if sat is not None and sat != pairing.seats:
             # The schedule no longer says what was played (a Swiss paired on other results):
@@ -318,7 +320,7 @@ class Tournament:
         done = stored_results(self.store, self.id)
         matches_at = Counter((p.round, p.table) for p in pairings)
         for p in pairings:
-            match_id = f"{self.id}/{p.id}"
+            match_id = ids.match_id(self.id, p.id)
             bots = done.seats.get(match_id, p.seats)
             results = list(done.results.get(match_id, {}).values())
             per_match = matches_at[(p.round, p.table)] if self.schedule >= 2 else 1
@@ -392,7 +394,7 @@ class Tournament:
                 task = self._task(pairing, done)
                 if task is None:
                     progress.matches_done += 1
-                    progress.games_skipped += len(done.results.get(f"{self.id}/{pairing.id}", {}))
+                    progress.games_skipped += len(done.results.get(ids.match_id(self.id, pairing.id), {}))
                 else:
                     progress.games_skipped += len(task.done)
                     yield task
