@@ -8,9 +8,7 @@ and checks in :mod:`protocol.messages` and the :class:`~protocol.transport.Chann
 from protocol.faults import Fault, FaultKind, ProtocolFault
 from protocol.messages import (
     BOT_MESSAGES,
-    DECISIONS,
     DEFAULT_MAX_MESSAGE_SIZE,
-    GAMES,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     REFEREE_MESSAGES,
@@ -26,10 +24,8 @@ from protocol.transport import ENDPOINT_ENV, Channel, bot_endpoint, endpoint_fro
 
 __all__ = [
     "BOT_MESSAGES",
-    "DECISIONS",
     "DEFAULT_MAX_MESSAGE_SIZE",
     "ENDPOINT_ENV",
-    "GAMES",
     "MESSAGE_TYPES",
     "PROTOCOL_VERSION",
     "REFEREE_MESSAGES",

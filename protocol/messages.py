@@ -29,9 +29,7 @@ from protocol.faults import Fault, FaultKind, ProtocolFault
 
 __all__ = [
     "BOT_MESSAGES",
-    "DECISIONS",
     "DEFAULT_MAX_MESSAGE_SIZE",
-    "GAMES",
     "MESSAGE_TYPES",
     "PROTOCOL_VERSION",
     "REFEREE_MESSAGES",
@@ -61,8 +59,6 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-GAMES = ("reactor", "powder-keg")
-DECISIONS = ("RD1", "RD2", "KD1", "KD2", "KD3", "KD4", "KD5")
 BOT_MESSAGES = ("hello", "action", "actions")
 REFEREE_MESSAGES = ("welcome", "game_start", "request", "requests", "game_over", "match_over", "shutdown", "error")
 MESSAGE_TYPES = BOT_MESSAGES + REFEREE_MESSAGES

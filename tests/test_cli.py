@@ -55,11 +55,13 @@ def one_line_error(result: subprocess.CompletedProcess[str], status: int, *words
     return lines[0]
 
 
-def random_tournament(tmp_path: Path, name: str = "t", bots: int = 2, seats: int = 2, extra: str = "") -> Path:
-    """A small tournament file of random bots without a sandbox (2 bots: 2 games)."""
+def random_tournament(tmp_path: Path, name: str = "t", bots: int = 2, seats: int = 2, extra: str = "",
+                      prefix: str = "p") -> Path:
+    """A small tournament file of random bots without a sandbox (2 bots: 2 games), named
+    ``{prefix}0``, ``{prefix}1``, ..."""
     spec = tmp_path / f"{name}.toml"
     spec.write_text(f'name = "{name}"\ngame = "reactor"\nseats = {seats}\nseed = 1\n{extra}\n[sandbox]\nmode = "none"\n'
-                    + "".join(f'[[bots]]\nname = "p{i}"\npath = "{RANDOM}"\n' for i in range(bots)))
+                    + "".join(f'[[bots]]\nname = "{prefix}{i}"\npath = "{RANDOM}"\n' for i in range(bots)))
     return spec
 
 
@@ -380,16 +382,18 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
 
 
-def bot_folders() -> set[Path]:
-    """The working folders of the bots of `random_tournament` (named p0, p1, ...) in the temp folder."""
-    return set(Path(tempfile.gettempdir()).glob("arena-p[0-9]-*"))
+def bot_folders(prefix: str) -> set[Path]:
+    """The working folders, in the temp folder, of the bots of a `random_tournament` whose bots'
+    names start with ``prefix`` (unique to a test: tests running in parallel make their own)."""
+    return set(Path(tempfile.gettempdir()).glob(f"arena-{prefix}[0-9]-*"))
 
 
 def run_until_games_are_stored(tmp_path: Path, name: str, workers: int,
                                cluster: bool = False) -> tuple[subprocess.Popen, list[str], Path]:
     """`arena run` of a 60-game tournament (one table, 20 games per seat rotation, so bots start
-    only at each job's start) in a session of its own, once it has stored 6 games."""
-    spec = random_tournament(tmp_path, name, bots=3, seats=3, extra="games = 20")
+    only at each job's start) in a session of its own, once it has stored 6 games.  Its bots are
+    named after the tournament (``{name}0``, ...)."""
+    spec = random_tournament(tmp_path, name, bots=3, seats=3, extra="games = 20", prefix=name)
     db = tmp_path / "a.db"
     command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
     if cluster:
@@ -416,8 +420,9 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     cancelled task), and running the same command again plays only the rest."""
     if cluster:
         pytest.importorskip("distributed")
-    before = bot_folders()
-    proc, command, db = run_until_games_are_stored(tmp_path, "ctrlc", workers, cluster)
+    name = f"ctrlc{workers}{'c' if cluster else ''}"
+    before = bot_folders(name)
+    proc, command, db = run_until_games_are_stored(tmp_path, name, workers, cluster)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)  # one Ctrl-C is enough (Referee.close cannot hang)
     assert proc.returncode == 130, err
@@ -428,7 +433,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
     assert all(line.startswith("warning: ") for line in err.strip().splitlines()[:-1]), err
     assert "could not hand a match" not in err  # a stopping cluster's workers keep quiet
-    assert bot_folders() == before  # every bot's working folder removed
+    assert bot_folders(name) == before  # every bot's working folder removed
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 6 <= kept < 60
@@ -441,15 +446,16 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
 def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Path, workers: int) -> None:
     """`kill PID` (SIGTERM to the coordinator alone, as a service manager sends it) stops a run
     as Ctrl-C does: the games so far are kept, one line says how to resume, status 143."""
-    before = bot_folders()
-    proc, command, db = run_until_games_are_stored(tmp_path, "term", workers)
+    name = f"term{workers}"
+    before = bot_folders(name)
+    proc, command, db = run_until_games_are_stored(tmp_path, name, workers)
     proc.terminate()
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
     assert "Traceback" not in err, err
     # SIGTERM reaches the coordinator alone: it passes the stop on to its workers, which left
     # their bots' working folders behind (killed after playing their job on for 5 s).
-    assert bot_folders() == before
+    assert bot_folders(name) == before
     assert err.strip().splitlines()[-1] == (f"terminated: the games finished so far are stored in {db}; "
                                             "run the same command again to play the rest"), err
     rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)

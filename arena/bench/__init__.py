@@ -587,7 +587,9 @@ def run_all(*, quick: bool = False, sandbox_mode: str = "auto", memory_games: in
     reps = 3 if quick else 5
     say = echo or (lambda line: None)
     if "engines" in parts:
-        sizes = {"reactor": [2, 4, 6], "powder-keg": [2, 4, 5]}
+        # Each game's smallest, middle and largest table.
+        sizes = {name: sorted({g.min_players, (g.min_players + g.max_players + 1) // 2, g.max_players})
+                 for name, g in REGISTRY.items()}
         report.engines = engine_table(sizes, games=50 if quick else 200, repeats=reps)
         say("engines done")
     count = 1000 if quick else 5000

@@ -227,7 +227,8 @@ class State(ABC):
 
 @dataclass(frozen=True)
 class Game:
-    """A game's registry entry: its name, limits, variants and how to start a game."""
+    """A game's registry entry: its name, limits, variants, decision points, policies and how to
+    start a game.  Each game's package exports one as ``GAME``; :mod:`arena.games` finds them."""
 
     name: str
     title: str
@@ -236,6 +237,21 @@ class Game:
     variants: tuple[str, ...]
     default_points: int
     state_class: type[State] = field(repr=False)
+    decisions: tuple[str, ...] = ()  # the rules' decision points (Decision.kind), e.g. ("RD1", "RD2")
+    # The module of the game's built-in policies (a dict POLICIES of name -> factory), imported
+    # only when a policy is wanted: a referee never needs them.
+    policies_module: str | None = field(default=None, repr=False)
+
+    def policies(self) -> dict[str, Any]:
+        """The built-in policies of this game by name, ``random`` first (see arena.games.policy)."""
+        import importlib
+
+        from arena.games.policy import RandomPolicy
+
+        table: dict[str, Any] = {"random": RandomPolicy}
+        if self.policies_module is not None:
+            table.update(importlib.import_module(self.policies_module).POLICIES)
+        return table
 
     def check_config(self, config: GameConfig) -> None:
         """Raise :class:`ConfigError` with a message a user can act on."""

@@ -36,24 +36,21 @@ class RandomPolicy(Policy):
         return legal[self.rng.randrange(len(legal))]
 
 
-def _factories() -> dict[str, dict[str, Callable[[random.Random], Policy]]]:
-    from arena.games.reactor import policies as reactor
-    from arena.games.powder_keg import policies as powder_keg
+def _factories(game: str) -> dict[str, Callable[[random.Random], Policy]]:
+    from arena.games import REGISTRY
 
-    return {
-        "reactor": {"random": RandomPolicy, **reactor.POLICIES},
-        "powder-keg": {"random": RandomPolicy, **powder_keg.POLICIES},
-    }
+    entry = REGISTRY.get(game)
+    return entry.policies() if entry is not None else {"random": RandomPolicy}
 
 
 def policy_names(game: str) -> list[str]:
     """The in-process policies available for ``game``."""
-    return list(_factories().get(game, {"random": RandomPolicy}))
+    return list(_factories(game))
 
 
 def make_policy(game: str, name: str, rng: random.Random) -> Policy:
     """A fresh policy, or ``KeyError`` naming the policies there are."""
-    table = _factories().get(game, {"random": RandomPolicy})
+    table = _factories(game)
     if name not in table:
         raise KeyError(f"no built-in bot {name!r} for {game} (bots: {', '.join(table)})")
     return table[name](rng)

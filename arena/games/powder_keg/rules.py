@@ -900,4 +900,6 @@ POWDER_KEG = Game(
     variants=VARIANTS,
     default_points=3,
     state_class=KegState,
+    decisions=KIND_NAMES[1:],
+    policies_module="arena.games.powder_keg.policies",
 )

@@ -645,4 +645,6 @@ REACTOR = Game(
     variants=(),
     default_points=1,
     state_class=ReactorState,
+    decisions=("RD1", "RD2"),
+    policies_module="arena.games.reactor.policies",
 )
