@@ -25,7 +25,7 @@ from arena.errors import ConfigError
 from arena.games import REGISTRY
 from arena.games.record import replay
 from arena.cli.jsonio import read_jsonl
-from arena.bots.registry import NAME_RULE
+from arena.core.names import NAME_RULE
 from arena.storage import Store
 from arena.tournament.file import load_tournament
 

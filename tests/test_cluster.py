@@ -17,7 +17,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from arena.execution import affinity  # noqa: E402
-from arena.execution.dask import ShippedBot, execute_on_cluster, ship, unship  # noqa: E402
+from arena.bots.package import ShippedBot, ship, unship  # noqa: E402
+from arena.execution.dask import execute_on_cluster  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.games import GameConfig  # noqa: E402
 from arena.referee import BotSpec, RefereeConfig  # noqa: E402

@@ -20,9 +20,8 @@ from hypothesis import strategies as st
 from arena import ratings
 from arena.errors import UsageError
 from arena.cli.tables import FORMATS
-from arena.ratings import (
-    COLUMNS, GameOutcome, Row, format_table, leaderboard, make_env, outcomes_from_results, rate,
-)
+from arena.cli.leaderboard import COLUMNS, format_table
+from arena.ratings import GameOutcome, Row, leaderboard, make_env, outcomes_from_results, rate
 
 # Hidden strength of each simulated bot: one game's performance is strength + N(0, 1), so
 # neighbours differ by ~0.4 places on average at a 4-seat table.

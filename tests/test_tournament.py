@@ -464,7 +464,7 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
 def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path, monkeypatch) -> None:
     """Games stored under a pairing's id but played by other bots (a database made when a Swiss
     went on after a failed round) are refused, not credited to the bots the schedule names now."""
-    import arena.tournament as tournament_module
+    import arena.tournament.runner as tournament_module
 
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
     db = tmp_path / "s.db"
@@ -554,7 +554,7 @@ def test_claimed_cpus_are_distinct_and_freed_when_the_process_ends(tmp_path: Pat
 def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
     from arena.referee import BotSpec
     from arena.tournament.scheduling import Pairing
-    from arena.tournament import Task, iter_jobs, job_size
+    from arena.execution.jobs import Task, iter_jobs, job_size
 
     def task(i: int, bots: tuple[str, ...]) -> Task:
         pairing = Pairing(id=f"p{i}", round=1, table=1, seats=bots, deal="d", rotation=0)
@@ -572,7 +572,8 @@ def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
     from arena.games import GameConfig
     from arena.referee import RefereeConfig, bot_spec
     from arena.tournament.scheduling import Pairing
-    from arena.tournament import Task, execute
+    from arena.execution.jobs import Task
+    from arena.execution.local import execute
 
     bots = (bot_spec(str(RANDOM), "x"), bot_spec(str(RANDOM), "y"))
     taken: list[int] = []
@@ -821,7 +822,7 @@ def test_a_worker_forked_by_a_coordinator_that_is_already_gone_leaves_at_once(pa
     """A coordinator killed while it forks a worker dies before the worker can ask to die with
     it: the orphan then held the tournament's lock for ever and every resume was refused.  The
     worker checks, after asking, that its parent is still the coordinator."""
-    from arena.tournament import _die_with_parent
+    from arena.execution.local import _die_with_parent
 
     coordinator = os.getpid() if parent_alive else 1  # 1: as if the worker had been adopted by init
     pid = os.fork()

@@ -320,7 +320,9 @@ def bots_add(
     """
     from arena.referee.check import check_bot
     from arena.errors import UnknownBot
-    from arena.bots.registry import NAME_RULE, command_template, register, valid_name
+    from arena.bots.package import command_template
+    from arena.core.names import NAME_RULE, valid_name
+    from arena.storage.registry import register
     from arena.storage import content_sha256
 
     # Everything the user typed is checked before the bot is run.
@@ -455,7 +457,7 @@ def run(
     """
     from arena.errors import ConfigError, StorageError
     from arena.cli.progress import ProgressBar
-    from arena.ratings import format_table
+    from arena.cli.leaderboard import format_table
     from arena.tournament import Tournament
     from arena.tournament.file import load_tournament
 
@@ -583,6 +585,7 @@ def ratings(
     Example: arena ratings --tournament quickstart-reactor --format markdown
     """
     from arena import ratings as rating
+    from arena.cli.leaderboard import format_table
 
     fmt = _output_format(fmt, json_out)
     game = _game_filter(game)
@@ -614,11 +617,11 @@ def ratings(
         if fmt == "table":
             typer.echo(hint)
         else:  # data formats: an empty table on stdout, the hint on stderr
-            typer.echo(rating.format_table([], fmt).rstrip("\n"))
+            typer.echo(format_table([], fmt).rstrip("\n"))
             typer.echo(hint, err=True)
         return
     table = rating.rate(outcomes, rating.make_env())
-    typer.echo(rating.format_table(rating.leaderboard(table, outcomes, faults), fmt).rstrip("\n"))
+    typer.echo(format_table(rating.leaderboard(table, outcomes, faults), fmt).rstrip("\n"))
 
 
 def _check_tournament(store, tournament: str | None) -> None:

@@ -40,32 +40,30 @@ CPU taken plays unpinned, so run at most one worker process per CPU.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import logging
 import os
 import pickle
 import re
 import shutil
 import stat
-import sys
 import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
+from arena.bots.package import ShippedBot, ship, unship
 from arena.core import terminal
-from arena.execution import affinity
+from arena.core.signals import children_ignore_sigint
 from arena.errors import ArenaError, UsageError
+from arena.execution import affinity
+from arena.execution.jobs import Task, play_job
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, Referee, RefereeConfig
-from arena.bots.registry import runnable
-from arena.core.signals import children_ignore_sigint
-from arena.tournament import Task, play_job
 
 log = logging.getLogger("arena.execution.dask")
 
@@ -87,37 +85,6 @@ def _distributed() -> Any:
             "pip install -e '.[cluster]' in the arena project folder"
         ) from None
     return distributed
-
-
-# -- bots travel with their jobs ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ShippedBot:
-    """A bot as another machine can run it: its file's bytes and a command template."""
-
-    name: str
-    filename: str
-    content: bytes
-    command: tuple[str, ...]  # "python", "node" and "{file}" as in the registry's templates
-    env: tuple[tuple[str, str], ...] = ()
-
-
-def ship(spec: BotSpec) -> ShippedBot:
-    """Pack a bot run from a file (``registry.materialize``: the file is ``expose[0]``)."""
-    path = Path(spec.expose[0])
-    node = shutil.which("node")
-    runners = {os.path.realpath(sys.executable): "python", str(path): "{file}"}
-    if node is not None:
-        runners[os.path.realpath(node)] = "node"
-    command = tuple(runners.get(word, word) for word in spec.command)
-    return ShippedBot(spec.name, path.name, path.read_bytes(), command, spec.env)
-
-
-def unship(bot: ShippedBot, cache: Path) -> BotSpec:
-    """Write the bot's file into ``cache`` (once per content) and build its command here."""
-    folder = cache / f"{bot.name}-{hashlib.sha256(bot.content).hexdigest()[:12]}"
-    return runnable(bot.name, bot.filename, lambda: bot.content, bot.command, folder, bot.env)
 
 
 # -- on a worker ----------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ from arena.sandbox import Mode
 from arena.games import REGISTRY
 from arena.games.base import GameConfig
 from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
-from arena.bots.registry import NAME_RULE, command_template, valid_name
+from arena.bots.package import command_template
+from arena.core.names import NAME_RULE, valid_name
 from protocol.messages import MAX_CONCURRENT, Limits, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
 
 FORMATS = ("round-robin", "swiss")

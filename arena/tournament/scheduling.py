@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from arena.core.pairing import Pairing
+
 MIN_SEATS = 2
 MAX_SEATS = 6
 
@@ -34,18 +36,6 @@ PAIR_WEIGHT = 3
 SEARCH_BUDGET = 40_000
 # Bound on the improving swaps of one local search, so a round is always cheap.
 MAX_SWAPS = 200
-
-
-@dataclass(frozen=True, slots=True)
-class Pairing:
-    """One game to play: who sits where, and which deal they play."""
-
-    id: str  # unique within a tournament; storage skips stored ids on resume
-    round: int  # 1-based Swiss round, or the repetition number of a round-robin
-    table: int  # 1-based table number within the round
-    seats: tuple[str, ...]  # bot names in seat order, seat 0 (the starter) first
-    deal: str  # seed label of the deal, shared by the rotations of one table
-    rotation: int  # which cyclic rotation of the drawn seat order this is (0 = as drawn)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,36 +1,26 @@
-"""The bot registry: bots stored by content, so a tournament is reproducible.
+"""A bot's file as bytes and a command template, and back to a runnable :class:`BotSpec` on
+any machine: the one way a stored bot (the registry) and a bot sent to a Dask worker are
+written out and started.
 
-Registering a bot stores its file and a command template (``["python", "{file}"]``); a changed
-file becomes a new version.  To run a stored version, its content is written once to a cache
-beside the database and started from there, so editing the original file never changes what
-a tournament plays.
+A command template names the interpreter by a word (``python``, ``node``) and the bot's file as
+``{file}``; :func:`runnable` writes the file once into a folder and puts this machine's paths in.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-import re
 import shutil
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from arena.bots.spec import BotSpec
 from arena.errors import StorageError, UnknownBot
-from arena.referee import BotSpec
-from arena.storage import BotVersion, Store
 
 RUNNERS = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
-
-# The one rule for the names of bots and tournaments (tournament files, `arena bots add`).
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-NAME_RULE = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-
-
-def valid_name(name: object) -> bool:
-    """Whether ``name`` may name a bot or a tournament (see :data:`NAME_RULE`)."""
-    return isinstance(name, str) and NAME_RE.match(name) is not None
 
 
 def command_template(path: Path) -> list[str]:
@@ -41,31 +31,6 @@ def command_template(path: Path) -> list[str]:
     if os.access(path, os.X_OK):
         return ["{file}"]
     raise UnknownBot(f"{path}: a bot is a .py or .js script, or an executable file")
-
-
-def register(store: Store, path: str | Path, *, name: str, game: str,
-             check_report: dict[str, Any] | None = None) -> BotVersion:
-    """Store a bot file under ``name`` (a new version if its content changed)."""
-    if not valid_name(name):
-        raise UnknownBot(f"bot name {name!r} is not allowed: a name is {NAME_RULE}")
-    path = Path(path).resolve()
-    if not path.is_file():
-        raise UnknownBot(f"no bot file at {path}")
-    report = dict(check_report or {})
-    report.setdefault("source", str(path))
-    return store.add_bot_version(name, game, path.name, path.read_bytes(), command_template(path), report)
-
-
-def materialize(store: Store, version: BotVersion, cache: Path) -> BotSpec:
-    """A runnable :class:`BotSpec` for a stored version (its file written once into ``cache``)."""
-    env: list[tuple[str, str]] = []
-    source = version.check_report.get("source")
-    if "node" in version.command and source:
-        # A JavaScript bot's packages stay where it was registered from (node_modules is not stored).
-        env.append(("NODE_PATH", str(Path(source).parent / "node_modules")))
-    folder = cache / f"{version.name}-v{version.version}-{version.sha256[:12]}"
-    return runnable(version.name, version.filename, lambda: store.bot_content(version.id),
-                    version.command, folder, env)
 
 
 def runnable(name: str, filename: str, content: Callable[[], bytes], command: Sequence[str], folder: Path,
@@ -109,6 +74,29 @@ def runnable(name: str, filename: str, content: Callable[[], bytes], command: Se
     return BotSpec(name, tuple(argv), tuple(expose), tuple(kept))
 
 
-def cache_dir(db_path: str | Path) -> Path:
-    """Where stored bot versions are written out to run: beside the database."""
-    return Path(db_path).resolve().parent / ".arena-bots"
+@dataclass(frozen=True, slots=True)
+class ShippedBot:
+    """A bot as another machine can run it: its file's bytes and a command template."""
+
+    name: str
+    filename: str
+    content: bytes
+    command: tuple[str, ...]  # "python", "node" and "{file}" as in the registry's templates
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def ship(spec: BotSpec) -> ShippedBot:
+    """Pack a bot run from a file (``registry.materialize``: the file is ``expose[0]``)."""
+    path = Path(spec.expose[0])
+    node = shutil.which("node")
+    runners = {os.path.realpath(sys.executable): "python", str(path): "{file}"}
+    if node is not None:
+        runners[os.path.realpath(node)] = "node"
+    command = tuple(runners.get(word, word) for word in spec.command)
+    return ShippedBot(spec.name, path.name, path.read_bytes(), command, spec.env)
+
+
+def unship(bot: ShippedBot, cache: Path) -> BotSpec:
+    """Write the bot's file into ``cache`` (once per content) and build its command here."""
+    folder = cache / f"{bot.name}-{hashlib.sha256(bot.content).hexdigest()[:12]}"
+    return runnable(bot.name, bot.filename, lambda: bot.content, bot.command, folder, bot.env)

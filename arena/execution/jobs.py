@@ -1,0 +1,94 @@
+"""A job: matches of one table to play in one referee session, and how a job's matches are played."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from arena.core.pairing import Pairing
+from arena.errors import ArenaError, StorageError
+from arena.games import Game, GameConfig, GameResult
+from arena.referee import BotSpec, MatchPlan, Referee
+
+log = logging.getLogger("arena.execution")
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One match to play: a pairing, its bots, its seed, and the games of it already stored."""
+
+    pairing: Pairing
+    match_id: str
+    seed: str
+    bots: tuple[BotSpec, ...]
+    done: tuple[GameResult, ...] = ()
+    standings: tuple[tuple[str, ...], ...] = ()  # of the games in done, by seat (see MatchPlan)
+
+
+def table_config(config: GameConfig, seats: int) -> GameConfig:
+    """The game config of a table of ``seats`` (a Swiss may seat fewer than the tournament's
+    ``seats`` at a table, within ``min_seats``)."""
+    return config if config.players == seats else replace(config, players=seats)
+
+
+def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
+             emit: Callable[[str, Any], None]) -> None:
+    """Play a job's matches in one session, so its bots are started once for all of them; the
+    matches of one lineup (consecutive, same bots in the same seats) are played at the same
+    time, as far as the bots offer.
+
+    Emits ``("game", (task, report))`` as each game ends and ``("match", id)`` or
+    ``("error", (id, text))`` as each match ends; a harness error in one lineup does not stop the rest.
+    """
+    with referee.session() as session:
+        for _, group in itertools.groupby(job, key=lambda task: task.bots):
+            tasks = list(group)
+            ended: set[int] = set()
+
+            def on_match(number: int, _report: Any, tasks: list[Task] = tasks, ended: set[int] = ended) -> None:
+                ended.add(number)
+                emit("match", tasks[number].match_id)
+
+            try:
+                session.play_matches(
+                    game, table_config(config, len(tasks[0].bots)), list(tasks[0].bots),
+                    [MatchPlan(task.seed, task.match_id, tuple(task.done), task.standings) for task in tasks],
+                    on_game=lambda number, report, tasks=tasks: emit("game", (tasks[number], report)),
+                    on_match=on_match)
+            except StorageError:
+                raise  # the store can not take games (disk full, say): stop, a rerun resumes
+            except Exception as exc:  # noqa: BLE001 - reported, the tournament goes on
+                if not isinstance(exc, ArenaError):  # a fault of ours: its traceback is the bug report
+                    log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
+                for number, task in enumerate(tasks):
+                    if number not in ended:
+                        emit("error", (task.match_id, f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
+
+
+MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is what a worker holds
+
+
+def job_size(matches: int, workers: int) -> int:
+    """Matches per job: about two jobs per worker, so the last ones even out the workers, at most :data:`MAX_JOB`."""
+    return max(1, min(MAX_JOB, math.ceil(matches / (2 * max(workers, 1)))))
+
+
+def iter_jobs(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
+    """Group consecutive matches at the same table (same bots) into jobs of at most ``size``, so
+    bots stay warm across seat rotations and repetitions; made as consumed, so a long plan is
+    never held in memory."""
+    job: list[Task] = []
+    key: frozenset[str] | None = None
+    for task in tasks:
+        table = frozenset(b.name for b in task.bots)
+        if job and (table != key or len(job) >= size):
+            yield job
+            job = []
+        key = table
+        job.append(task)
+    if job:
+        yield job

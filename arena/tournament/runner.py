@@ -1,0 +1,440 @@
+"""A tournament bound to a store: its bots, its schedule, what is stored, what to play, its ratings."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from arena import ratings as rating
+from arena.storage.registry import cache_dir, materialize, register
+from arena.core import ids
+from arena.core.ids import GameId
+from arena.errors import ConfigError, StorageError, UnknownBot
+from arena.execution.jobs import Task, iter_jobs, job_size, table_config
+from arena.execution.local import execute
+from arena.games import Game, GameConfig, GameResult, get_game
+from arena.games.match import Match
+from arena.referee import BotSpec, GameReport, RefereeConfig
+from arena.referee.standing import out_of_match, standing
+from arena.sandbox import Resources
+from arena.storage import GameRow, Store, content_sha256, seat_results
+from arena.tournament.file import TournamentSpec
+from arena.tournament.scheduling import (
+    Pairing,
+    iter_round_robin,
+    schedule_size,
+    swiss_round,
+    swiss_rounds_needed,
+)
+from protocol.messages import Limits
+
+log = logging.getLogger("arena.tournament")
+
+
+@dataclass(slots=True)
+class Progress:
+    """What the progress display shows; updated by the coordinator only."""
+
+    matches_total: int = 0
+    matches_done: int = 0
+    matches_played: int = 0  # of matches_done, those played in this run (not found stored)
+    games_done: int = 0
+    games_skipped: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.games_done / elapsed if elapsed > 0 else 0.0
+
+
+@dataclass(slots=True)
+class TournamentOutcome:
+    """How a run went: games played now, games found already stored, and the final table."""
+
+    tournament: str
+    played: int
+    skipped: int
+    leaderboard: list[Any]
+    errors: list[str]
+
+
+def referee_config(spec: TournamentSpec) -> RefereeConfig:
+    sandbox = dict(spec.sandbox)
+    mode = sandbox.pop("mode", "auto")
+    limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
+    return RefereeConfig(limits=limits, sandbox_mode=mode, resources=Resources(**sandbox),
+                         concurrent=spec.concurrent, faults_to_disqualify=spec.faults_to_disqualify)
+
+
+def game_result(places: list[int], forfeits: list[int]) -> GameResult:
+    """The result of a stored game, as the match bookkeeping needs it."""
+    firsts = [s for s, p in enumerate(places) if p == 1]
+    return GameResult(tuple(places), firsts[0] if len(firsts) == 1 else None, forfeits=tuple(forfeits))
+
+
+@dataclass(slots=True)
+class Stored:
+    """A tournament's stored games: results by match id and game number, and who sat where."""
+
+    results: dict[str, dict[int, GameResult]] = field(default_factory=dict)
+    seats: dict[str, tuple[str, ...]] = field(default_factory=dict)  # match id -> bot names by seat
+    # match id -> game number -> each seat's standing towards disqualification
+    standings: dict[str, dict[int, tuple[str, ...]]] = field(default_factory=dict)
+
+
+def stored_results(store: Store, tournament: str) -> Stored:
+    """Stored game results of a tournament, by match id and game number, with each match's bots."""
+    seats: dict[str, dict[int, tuple[int, bool, str]]] = {}
+    for row in store.iter_results(tournament=tournament):
+        seats.setdefault(row.game_id, {})[row.seat] = (row.place, row.forfeited, row.bot)
+    collateral: dict[tuple[str, int], list[bool]] = {}
+    for game_id, fault in store.tournament_faults(tournament):
+        collateral.setdefault((game_id, fault.seat), []).append(fault.collateral)
+    stored = Stored()
+    for game_id, rows in seats.items():
+        match_id, number = (parsed := GameId.parse(game_id)).match, parsed.number
+        places = [rows[s][0] for s in sorted(rows)]
+        forfeits = [s for s in sorted(rows) if rows[s][1]]
+        stored.results.setdefault(match_id, {})[number] = game_result(places, forfeits)
+        stored.seats[match_id] = tuple(rows[s][2] for s in sorted(rows))
+        stored.standings.setdefault(match_id, {})[number] = tuple(
+            standing(rows[s][1], collateral.get((game_id, s), [])) for s in sorted(rows))
+    return stored
+
+
+def place_points(places: Iterable[int]) -> list[Fraction]:
+    """Swiss points of one game by seat: 1 for first place down to 0 for last, evenly spaced,
+    as exact fractions.  Seats tied at a place share the points of the places they fill (two
+    tied for 2nd of 3 fill 2nd and 3rd: a quarter each), so a game always hands out the same
+    points in all, and two bots that both forfeited never score like a bot that came 2nd."""
+    places = list(places)
+    n = len(places)
+    tied = Counter(places)
+    # Tied at place p, k seats fill places p .. p+k-1: their mean is p + (k-1)/2.
+    return [(n - place - Fraction(tied[place] - 1, 2)) / (n - 1) for place in places]
+
+
+def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
+    """A spec's value as compared on resume, so that two files that play the same games agree:
+    the bots' entries by name only, in any order (the scheduler sorts the field); a default
+    written out equal to one left out (``points``, a ``[sandbox]`` limit, ``min_seats`` equal to
+    ``seats``); variants in any order (they are independent switches)."""
+    if key == "bots" and isinstance(value, list):
+        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
+    if key == "points" and value is None:
+        return game.default_points
+    if key == "variants" and isinstance(value, list):
+        return sorted(value)
+    if key == "sandbox" and isinstance(value, dict):
+        return {"mode": "auto", **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
+    if key == "min_seats" and value == seats:
+        return None
+    return value
+
+
+def _shown(key: str, value: Any) -> str:
+    """A spec's value as a refusal to resume names it."""
+    if key == "bots" and isinstance(value, list):
+        return ", ".join(sorted(str(entry.get("name")) for entry in value))
+    if value is None:
+        return "none"
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
+
+
+RUN_ONLY_FIELDS = frozenset({"concurrent"})  # settings a resumed run may change
+
+
+# How Swiss rounds are sized and scored, stored with each tournament so that one begun under an
+# earlier rule resumes under it (its next round is paired as its first rounds were):
+#   1: full tables plus one leftover table; a round's points summed over its matches.
+#   2: tables seat as many bots as min_seats allows; a round's points are the mean over the
+#      table's matches, and a game where nobody played gives nothing.
+SCHEDULE = 2
+
+
+class Tournament:
+    """A tournament bound to a store: resolve bots, schedule, execute, rate."""
+
+    def __init__(self, spec: TournamentSpec, store: Store, db_path: str | Path) -> None:
+        self.spec = spec
+        self.store = store
+        self.game: Game = get_game(spec.game)
+        self.config: GameConfig = spec.game_config()
+        self.id = spec.name
+        self.versions = self._resolve_bots(Path(db_path))
+
+    def _resolve_bots(self, db_path: Path) -> dict[str, BotSpec]:
+        """Register bots given by path, look up the others; a resumed run uses the stored versions."""
+        try:
+            existing = self.store.tournament(self.id)
+        except StorageError:
+            existing = None
+        wanted = self.spec.to_json()
+        if existing is not None:
+            stored = dict(existing.spec)
+            version_ids = stored.pop("bot_versions", {})
+            self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
+            # Bots are compared by name here and by content below, not by path: a project moved
+            # or copied elsewhere still resumes its tournament.
+            # How many games are in play at once changes how fast, never what is played: a
+            # resumed run may change it.
+            seats = (stored.get("seats"), wanted.get("seats"))
+            differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
+                            and _comparable(k, stored.get(k), self.game, seats[0])
+                            != _comparable(k, wanted.get(k), self.game, seats[1]))
+            if differ:
+                what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
+                                 for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
+                raise ConfigError(
+                    f"tournament {self.id!r} is already in this database with other settings ({what}); "
+                    "rename the tournament (field 'name') or use another --db"
+                )
+            versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
+            for entry in self.spec.bots:
+                if entry.path is not None and Path(entry.path).is_file():
+                    sha = content_sha256(Path(entry.path).read_bytes())
+                    if sha != versions[entry.name].sha256:
+                        log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
+                                    "on with that one (version %d, stored in the database); rename the tournament "
+                                    "to play this file", entry.name, entry.path, self.id,
+                                    versions[entry.name].version)
+        else:
+            self.schedule = SCHEDULE
+            versions = {}
+            # Registered names first: a name that is not there stops the run before any file is
+            # registered, so a typo leaves the database as it was (and a new one is removed).
+            for number, entry in enumerate(self.spec.bots):
+                if entry.path is None:
+                    try:
+                        versions[entry.name] = self.store.bot(entry.name)
+                    except UnknownBot as exc:
+                        raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
+                    self._check_game(entry.name, versions[entry.name])
+            for entry in self.spec.bots:
+                if entry.path is not None:
+                    before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
+                    versions[entry.name] = register(self.store, entry.path, name=entry.name, game=self.game.name)
+                    if before is not None and before.sha256 != versions[entry.name].sha256:
+                        log.warning("bot %r: %s is not the content registered before, so it is stored as version %d; "
+                                    "ratings are per name (its versions share one rating): give a much changed bot "
+                                    "a new name to rate it afresh", entry.name, entry.path,
+                                    versions[entry.name].version)
+                    self._check_game(entry.name, versions[entry.name])
+            versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
+            self.store.start_tournament(
+                self.id, self.spec.name, self.game.name,
+                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE},
+                self.spec.seed,
+            )
+        self.version_ids = {name: v.id for name, v in versions.items()}
+        cache = cache_dir(db_path)
+        return {name: materialize(self.store, v, cache) for name, v in versions.items()}
+
+    def _check_game(self, name: str, version: Any) -> None:
+        if version.game != self.game.name:
+            raise UnknownBot(f"bot {name!r} is a {version.game} bot, not {self.game.name}")
+
+    # -- scheduling -----------------------------------------------------------------------------
+
+    def _task(self, pairing: Pairing, done: Stored) -> Task | None:
+        """The task for a pairing, or ``None`` if its match is already complete in the store."""
+        match_id = ids.match_id(self.id, pairing.id)
+        sat = done.seats.get(match_id)
+        if sat is not None and sat != pairing.seats:
+            # The schedule no longer says what was played (a Swiss paired on other results):
+            # resuming would mix two schedules and credit games to the wrong bots.
+            raise ConfigError(
+                f"match {match_id} is stored with the bots {', '.join(sat)} but the schedule now seats "
+                f"{', '.join(pairing.seats)}: this database's games of tournament {self.id!r} do not follow "
+                "its schedule; play it again under another name or in another --db")
+        stored = done.results.get(match_id, {})
+        results = tuple(stored[i] for i in sorted(stored))
+        standings = done.standings.get(match_id, {})
+        ordered = tuple(standings[i] for i in sorted(standings))
+        seats = len(pairing.seats)
+        if results and (Match(self.game, table_config(self.config, seats), list(results)).over
+                        # every seat disqualified: the referee ends such a match (nothing to decide)
+                        or len(out_of_match(ordered, self.spec.faults_to_disqualify, seats)) == seats):
+            return None
+        deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
+        bots = tuple(self.versions[name] for name in pairing.seats)
+        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
+
+    def round_robin(self) -> Iterator[Pairing]:
+        """Table by table, made as consumed (see :func:`arena.tournament.scheduling.iter_round_robin`)."""
+        return iter_round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
+                                rotations=self.spec.rotations, seed=self.spec.seed)
+
+    def standings(self, pairings: Iterable[Pairing]) -> dict[str, Fraction]:
+        """Swiss points so far: each round at most 1 point a bot, its mean at its table over the
+        table's matches (its seat rotations) and each match's games, of 1 for first down to 0 for
+        last (ties share; see :func:`place_points`).
+        - The mean over games, so that a Powder Keg match that runs to more games is worth no
+          more than a short one; over rotations, so that a full table (3 rotations of 3 seats)
+          is worth no more than a short one of ``min_seats`` (2 rotations of 2): a round gives
+          0.5 a bot on average at any table.
+        - A game where no bot played (every seat forfeited) gives nobody anything, as a bye
+          gives nothing (the byes go to the lowest standings, one each before anyone has two).
+        Exact fractions: equal scores must compare equal (as floats 0.2 + 0.4 != 0.0 + 0.6, and
+        equal scores are ordered by the seed, not by rounding).  A tournament begun under the
+        first rule (:data:`SCHEDULE`) keeps it: each match worth its mean, nobody-played included."""
+        pairings = list(pairings)
+        points: dict[str, Fraction] = {b.name: Fraction(0) for b in self.spec.bots}
+        done = stored_results(self.store, self.id)
+        matches_at = Counter((p.round, p.table) for p in pairings)
+        for p in pairings:
+            match_id = ids.match_id(self.id, p.id)
+            bots = done.seats.get(match_id, p.seats)
+            results = list(done.results.get(match_id, {}).values())
+            per_match = matches_at[(p.round, p.table)] if self.schedule >= 2 else 1
+            share = Fraction(1, per_match * max(len(results), 1))
+            for result in results:
+                if self.schedule >= 2 and len(result.forfeits) == len(result.places):
+                    continue  # nobody played
+                for seat, earned in enumerate(place_points(result.places)):
+                    points[bots[seat]] += earned * share
+        return points
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self, *, workers: int = 1, on_progress: Callable[[Progress], None] | None = None,
+            cluster: str | None = None) -> TournamentOutcome:
+        """Play everything not yet stored, then finish the tournament and rate it.
+
+        ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.execution.dask)."""
+        progress = Progress()
+        errors: list[str] = []
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
+            @functools.cache
+            def client() -> Any:
+                """The cluster's client, connected when first needed and kept for every round."""
+                from arena.execution.dask import (
+                    connect,  # Dask is an optional dependency
+                )
+
+                return stack.enter_context(connect(cluster, workers))
+
+            target = None if cluster is None else client
+            if self.spec.format == "round-robin":
+                progress.matches_total = schedule_size("round_robin", len(self.spec.bots), self.spec.seats,
+                                                       self.spec.games, rotations=self.spec.rotations)
+                self._execute(self.round_robin(), workers, progress, on_progress, errors, target)
+            else:
+                names = [b.name for b in self.spec.bots]
+                rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
+                history: list[Pairing] = []
+                for number in range(1, rounds + 1):
+                    standings = self.standings(history)
+                    plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
+                                       min_seats=self.spec.min_seats, rotations=self.spec.rotations,
+                                       fill=self.schedule >= 2)
+                    progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
+                    self._execute(list(plan.pairings), workers, progress, on_progress, errors, target)
+                    history.extend(plan.pairings)
+                    if errors and number < rounds:
+                        # The next round is paired on this one's results: not on a part of them.
+                        # A rerun plays what is missing here, then goes on.
+                        later = f"round {rounds} was" if number + 1 == rounds else f"rounds {number + 1}-{rounds} were"
+                        errors.append(f"swiss round {number} is incomplete, so {later} not paired; "
+                                      "run the same command again to finish it")
+                        log.error("%s", errors[-1])
+                        break
+        if not errors:
+            self.store.finish_tournament(self.id)
+        board = self.rate()
+        return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
+
+    def _execute(self, pairings: Iterable[Pairing], workers: int, progress: Progress,
+                 on_progress: Callable[[Progress], None] | None, errors: list[str],
+                 cluster: Callable[[], Any] | None = None) -> None:
+        """Play what is not stored yet: locally, or on the cluster whose client ``cluster()`` gives."""
+        done = stored_results(self.store, self.id)
+        if on_progress:
+            on_progress(progress)
+
+        def tasks() -> Iterator[Task]:
+            """The pairings still to play, as tasks; stored matches are counted and skipped."""
+            for pairing in pairings:
+                task = self._task(pairing, done)
+                if task is None:
+                    progress.matches_done += 1
+                    progress.games_skipped += len(done.results.get(ids.match_id(self.id, pairing.id), {}))
+                else:
+                    progress.games_skipped += len(task.done)
+                    yield task
+            if on_progress:
+                on_progress(progress)
+
+        def on_event(kind: str, payload: Any) -> None:
+            if kind == "game":
+                task, report = payload
+                self.store_game(task, report)
+                progress.games_done += 1
+            elif kind == "match":
+                progress.matches_done += 1
+                progress.matches_played += 1
+            else:
+                progress.matches_done += 1  # a failed match is over too (a rerun retries it)
+                _, text = payload
+                errors.append(text)
+                log.error("%s", text)
+            if on_progress:
+                on_progress(progress)
+
+        # Sized on what is left to play (matches with stored games count as done): a resumed
+        # tournament's remainder is still split across every worker.
+        left = max(progress.matches_total - len(done.results), 1)
+        jobs = iter_jobs(tasks(), job_size(left, workers))
+        if cluster is not None:
+            from arena.execution.dask import execute_on_cluster
+
+            planned = list(jobs)  # Dask takes the whole plan at once
+            if planned:
+                execute_on_cluster(planned, cluster(), workers, referee_config(self.spec), self.game.name,
+                                   self.config, on_event)
+        else:
+            execute(jobs, workers, referee_config(self.spec), self.game.name, self.config, on_event)
+
+    def store_game(self, task: Task, report: GameReport) -> None:
+        """Commit one finished game (record, results, faults, stderr logs) in one transaction."""
+        record = report.record
+        result = record["result"]
+        row = GameRow(
+            id=report.game_id,
+            game=self.game.name,
+            seats=[self.version_ids[name] for name in task.pairing.seats],
+            winner=result["winner"],
+            record=record,
+            tournament=self.id,
+            variants=list(self.config.variants),
+            capped=result["capped"],
+            round=task.pairing.round,
+            table_no=task.pairing.table,
+            match_game=report.index,
+            seed=record["seed"],
+            started=report.started,
+            finished=report.finished,
+            duration_ms=report.duration_ms,
+        )
+        self.store.add_game(row, seat_results(record), report.faults, {s: t for s, t in report.logs.items() if t})
+
+    def rate(self) -> list[Any]:
+        """Recompute the ratings from every stored game of this tournament and keep the history."""
+        # Two streaming passes over the stored rows: memory does not grow with the tournament.
+        table = rating.RatingTable(rating.make_env())
+        outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
+        self.store.save_ratings(self.id, rating.rate_points(outcomes, table))
+        outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
+        return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
