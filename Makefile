@@ -1,21 +1,33 @@
 # Two commands do all the set-up on a fresh machine (see README.md):
 #   make quickstart   install, then run a real tournament of the bundled bots on arena.db
-#   make test         install with the test extras, then run the whole test suite (pytest)
+#   make test         install with the test extras, then run the test suite (pytest)
+# and `make perf` runs the timing and strength tests that `make test` leaves out.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Test files run in parallel: most of the suite waits on bots, timeouts and processes.
+WORKERS ?= 4
 
-.PHONY: install install-test js quickstart test bench
+.PHONY: install install-test js quickstart test perf bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-install: $(BIN)/python
-	$(BIN)/pip install -q -e .
+# Installed once, and again only when pyproject.toml changes (the stamp files say when).
+# PYTHONWARNINGS=ignore: setuptools warns about every editable install (folders that share the
+# package's name); that is how this project is meant to be installed, so the warning says nothing.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	PYTHONWARNINGS=ignore $(BIN)/pip install -q -e .
+	touch $@
 
-install-test: $(BIN)/python
-	$(BIN)/pip install -q -e '.[test,cluster]'
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	PYTHONWARNINGS=ignore $(BIN)/pip install -q -e '.[test,cluster]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
 
 # The JavaScript example bot needs its zeromq package; skipped (and its test skipped) without npm.
 js:
@@ -26,7 +38,10 @@ quickstart: install
 	$(BIN)/arena run tournaments/quickstart-reactor.toml
 
 test: install-test js
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(WORKERS)
+
+perf: install-test
+	$(BIN)/python -m pytest -q -m perf
 
 bench: install
 	$(BIN)/arena bench

@@ -13,9 +13,10 @@ from arena.storage import Store
 from arena.tournament import Tournament
 from arena.tournament.file import load_tournament
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 
 
+@pytest.mark.perf  # bots' strength in a real tournament
 @pytest.mark.parametrize(("game", "prefix", "points"), [("reactor", "reactor", 1), ("powder-keg", "keg", 1)])
 def test_bundled_bots_rank_in_order_of_strength(tmp_path: Path, game: str, prefix: str, points: int) -> None:
     spec_file = tmp_path / "bundled.toml"

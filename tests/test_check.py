@@ -17,8 +17,7 @@ from arena.cli import app
 from arena.referee import RefereeConfig, bot_spec
 from protocol.messages import Limits
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM = str(ROOT / "bots" / "random_bot.py")
+from common import RANDOM, ROOT
 NO_SANDBOX = RefereeConfig(sandbox_mode="none")
 runner = CliRunner()
 

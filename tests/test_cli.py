@@ -29,8 +29,7 @@ from arena.core.names import NAME_RULE
 from arena.storage import Store
 from arena.tournament.file import load_tournament
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM = str(ROOT / "bots" / "random_bot.py")
+from common import RANDOM, ROOT
 runner = CliRunner()
 
 

@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM = str(ROOT / "bots" / "random_bot.py")
+from common import RANDOM, ROOT
 CRASHER = str(ROOT / "tests" / "bots" / "zoo_crash_mid.py")  # crashes on its third decision, every game
 runner = CliRunner()
 

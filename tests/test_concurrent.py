@@ -19,7 +19,7 @@ from arena.games import GameConfig, get_game
 from arena.games.record import replay
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
 from protocol.messages import Limits
-from test_referee import MODE, PY, RANDOM, ZOO, bot_processes, tagged
+from common import MODE, PY, RANDOM, ZOO, bot_processes, tagged
 
 FAST = Limits(decision_ms=1000, game_ms=20_000, startup_ms=8_000)
 
@@ -80,6 +80,7 @@ def test_a_bot_that_offers_nothing_is_played_one_game_at_a_time(monkeypatch: pyt
     assert all(g.faults == [] for r in reports for g in r.games)
 
 
+@pytest.mark.perf  # timing bands of a bot's answers
 def test_queued_requests_are_not_charged_for_the_wait() -> None:
     """A bot that takes 60 ms per answer, with requests of 8 games queued behind each other,
     never times out against a 250 ms limit: each request's clock starts when the bot could
@@ -184,6 +185,7 @@ def test_batched_frames_play_exactly_as_separate_ones(frame_sizes: list[int]) ->
     assert all(g.faults == [] for r in together for g in r.games)
 
 
+@pytest.mark.perf  # timing bands of a bot's answers
 def test_a_frames_time_is_shared_by_its_answers(frame_sizes: list[int]) -> None:
     """Rule (protocol README, batch): the answers of one frame share its time equally, and the
     frame must come within the oldest request's deadline.  The bot takes 15 ms per request and

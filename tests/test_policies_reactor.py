@@ -218,6 +218,7 @@ def test_the_simple_heuristic_beats_random_clearly() -> None:
     assert mean > 1.0 and mean > 10 * se, (mean, se)
 
 
+@pytest.mark.perf  # bots' strength, over hundreds of games
 def test_the_strong_bot_beats_the_simple_heuristic_clearly() -> None:
     # One strong bot against three simple heuristics at 4 seats, moving through every seat, on fixed
     # deals.  An equal bot's mean place is 2.5 with a standard error near 0.145 over 60 games, so a

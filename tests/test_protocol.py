@@ -45,7 +45,7 @@ from protocol import (
 from protocol import messages as m
 from protocol import sdk
 
-ROOT = Path(__file__).resolve().parents[1]
+from common import ROOT
 WAIT_MS = 10_000  # generous: CI machines are small and busy
 
 REACTOR_LEGAL = [  # the README's Reactor example: codes in the engine's fixed order, Spark first
@@ -386,7 +386,7 @@ def test_a_timeout_is_not_a_drop(referee: Channel, endpoint: str, zctx: zmq.Cont
 def test_send_never_blocks_without_a_peer(referee: Channel) -> None:
     started = time.monotonic()
     assert referee.send(m.shutdown()) is False and referee.dropped
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 10  # a guard against a blocking send, not a speed test
 
 
 # -- the SDK against a fake referee ------------------------------------------------------------
@@ -642,7 +642,7 @@ def test_sdk_exits_when_the_referee_goes_away(endpoint: str, zctx: zmq.Context) 
     started = time.monotonic()
     ref.close()
     assert thread.finish() == sdk.EXIT_OK
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # a guard against a bot that waits for ever, not a speed test
 
 
 def test_sdk_gives_up_on_a_silent_referee(referee: Channel, endpoint: str) -> None:

@@ -24,42 +24,10 @@ from arena.games.record import replay
 from arena.referee import BotSpec, Referee, RefereeConfig, bot_spec
 from arena.sandbox import Resources
 from arena.sandbox import sandbox_available
+from common import MODE, PY, RANDOM, ROOT, ZOO, bot_processes, tagged, zoo
 from protocol.messages import Limits
 
-ROOT = Path(__file__).resolve().parent.parent
-ZOO = ROOT / "tests" / "bots"
-RANDOM = str(ROOT / "bots" / "random_bot.py")
-PY = os.path.realpath(sys.executable)
-MODE = "strict" if sandbox_available() else "none"
 FAST = Limits(decision_ms=1500, game_ms=20_000, startup_ms=8_000)
-
-
-def zoo(name: str, *args: str) -> BotSpec:
-    path = str(ZOO / f"zoo_{name}.py")
-    return BotSpec(name, (PY, path, "{endpoint}", *args), (path,))
-
-
-def bot_processes(tag: str) -> list[str]:
-    """Command lines of every live process of one test's bots (their command lines carry ``tag``)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    continue  # a zombie is dead; only its parent's reaping is pending
-        except OSError:
-            continue
-        if tag in cmd:
-            found.append(f"{pid}: {cmd}")
-    return found
-
-
-def tagged(spec: BotSpec, tag: str) -> BotSpec:
-    """The same bot with a marker at the end of its command line, to find its processes."""
-    command = spec.command if "{endpoint}" in spec.command else (*spec.command, "{endpoint}")
-    return BotSpec(spec.name, (*command, tag), spec.expose)
 
 
 def play(first: BotSpec, *, players: int = 3, points: int = 1, limits: Limits = FAST, mode: str = MODE, **config):

@@ -177,6 +177,7 @@ def test_the_bot_as_a_whole_is_bounded_by_its_cgroup(endpoint_dir: Path) -> None
 @needs_bwrap
 @pytest.mark.skipif(cgroups.available() is not None or not (cgroups.ROOT / "cpu" / "cpu.shares").is_file(),
                     reason="no cpu cgroup for bots here")
+@pytest.mark.perf  # a CPU share
 def test_a_bot_with_many_processes_gets_one_bots_share_of_the_cpu(endpoint_dir: Path, tmp_path: Path) -> None:
     """A bot's processes share one cpu group: 8 spinning processes, each in a session of its
     own, weigh as one bot against another bot on the same CPU (as a tournament worker pins a
@@ -541,6 +542,7 @@ def test_zmq_round_trip_fallback(endpoint_dir: Path, monkeypatch: pytest.MonkeyP
         assert len(messages) == 1 and "bots run as root" in messages[0]
 
 
+@pytest.mark.perf  # start-up time
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_startup_time(mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_config, "_warned", {"no-uid", "no-bwrap"})
@@ -559,7 +561,7 @@ def test_stop_is_graceful_first(mode: str, endpoint_dir: Path) -> None:
     wait_for(bot, "ready")
     t0 = time.monotonic()
     status = stop_and_check(bot, grace=5.0)
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 4.5  # it left on SIGTERM: no kill after the 5 s grace
     assert "got SIGTERM" in bot.stderr_text()
     assert status == 0
     assert bot.stop() == 0  # idempotent

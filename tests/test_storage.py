@@ -29,7 +29,7 @@ from arena.core.faults import FaultRecord
 from arena.referee.standing import disqualified_seats
 from arena.storage import GameRow, SeatResult, Store, seat_results
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
 CMD = ["python", "{file}"]
 

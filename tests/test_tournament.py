@@ -24,8 +24,8 @@ from arena.referee.standing import disqualified_seats, out_of_match
 from arena.tournament import Tournament, stored_results
 from arena.tournament.file import load_tournament
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM = ROOT / "bots" / "random_bot.py"
+from common import RANDOM_PATH as RANDOM
+from common import ROOT
 ARENA = [sys.executable, "-m", "arena.cli"]
 
 

@@ -32,6 +32,9 @@ while True:
         time.sleep(int(mode[5:]) / 1000)
     if game.endswith(target) and requests[game] == 2:
         if mode == "crash":
+            # Let the answers already sent leave first (LINGER 0 would drop them at exit on a
+            # busy machine): the crash belongs to this game, not to one answered just before.
+            sock.close(linger=5000)
             sys.exit(3)
         if mode == "illegal":
             answer["action"] = {"type": "play", "card": "Z"}

@@ -1,0 +1,53 @@
+"""What many test files share: where things are, how bots are named and found, which sandbox
+this machine has.  (Fixtures are in conftest.py; this module is imported by name.)"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.bots.spec import BotSpec
+from arena.sandbox import sandbox_available
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT_DIR = ROOT / "bots"
+ZOO = ROOT / "tests" / "bots"
+RANDOM_PATH = BOT_DIR / "random_bot.py"
+RANDOM = str(RANDOM_PATH)
+PY = os.path.realpath(sys.executable)  # the real interpreter: a shim under /root is refused to bot uids
+
+HAS_BWRAP = sandbox_available()
+MODE = "strict" if HAS_BWRAP else "none"  # the strongest sandbox this machine offers
+needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) is not usable here")
+
+
+def zoo(name: str, *args: str) -> BotSpec:
+    """A misbehaving test bot from tests/bots (``zoo_NAME.py``), run with ``args`` after its endpoint."""
+    path = str(ZOO / f"zoo_{name}.py")
+    return BotSpec(name, (PY, path, "{endpoint}", *args), (path,))
+
+
+def tagged(spec: BotSpec, tag: str) -> BotSpec:
+    """The same bot with a marker at the end of its command line, to find its processes."""
+    command = spec.command if "{endpoint}" in spec.command else (*spec.command, "{endpoint}")
+    return BotSpec(spec.name, (*command, tag), spec.expose)
+
+
+def bot_processes(tag: str) -> list[str]:
+    """Command lines of every live process of one test's bots (their command lines carry ``tag``)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue  # a zombie is dead; only its parent's reaping is pending
+        except OSError:
+            continue
+        if tag in cmd:
+            found.append(f"{pid}: {cmd}")
+    return found

@@ -1,0 +1,40 @@
+"""Fixtures shared by the test files, and the suite's one policy on timing.
+
+The default run (``make test``) asserts behaviour only: nothing in it depends on how fast this
+machine is or how busy, so it passes with every core loaded.  Tests that measure time, CPU
+shares or bots' strength carry ``@pytest.mark.perf``; they are left out of the default run and
+run by ``make perf`` (and by CI in a step of its own), with margins meant to hold on a loaded
+machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.storage import Store
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the perf tests unless a ``-m`` expression was given (``make perf``: ``-m perf``)."""
+    if config.getoption("markexpr"):
+        return
+    perf = [item for item in items if item.get_closest_marker("perf") is not None]
+    if perf:
+        config.hook.pytest_deselected(items=perf)
+        items[:] = [item for item in items if item.get_closest_marker("perf") is None]
+
+
+@pytest.fixture
+def cli() -> CliRunner:
+    """Runs ``arena`` commands in-process (Typer's runner)."""
+    return CliRunner()
+
+
+@pytest.fixture
+def memory_store() -> Iterator[Store]:
+    """An empty arena database in memory."""
+    with Store(":memory:") as store:
+        yield store

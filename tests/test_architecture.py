@@ -1,0 +1,42 @@
+"""The layers import only downwards (ARCHITECTURE.md), and the protocol imports nothing from arena.
+
+The contracts are in pyproject.toml ([tool.importlinter]); import-linter reads every import of
+every module, those inside functions and under TYPE_CHECKING included.  The second test shows
+the check can fail: a copy of the tree with one import running upwards breaks it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from common import ROOT
+
+
+def lint(root: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter on the packages under ``root``, in a process of its own (it imports them)."""
+    code = ("import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True))")
+    return subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+
+
+def test_every_import_runs_downwards() -> None:
+    done = lint(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_an_import_that_runs_upwards_is_caught(tmp_path: Path) -> None:
+    copy = tmp_path / "tree"
+    copy.mkdir()
+    for name in ("arena", "protocol"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", copy)
+    rules = copy / "arena" / "games" / "match.py"
+    rules.write_text(rules.read_text() + "\n\ndef _upwards() -> None:\n    import arena.storage  # noqa: F401\n")
+    done = lint(copy)
+    assert done.returncode != 0
+    assert "arena.games is not allowed to import arena.storage" in done.stdout, done.stdout
