@@ -9,6 +9,7 @@ machine.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -25,6 +26,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if perf:
         config.hook.pytest_deselected(items=perf)
         items[:] = [item for item in items if item.get_closest_marker("perf") is None]
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored() -> Iterator[None]:
+    """Each test leaves SIGINT and SIGTERM as it found them.  A test that plays a worker's part
+    in-process may set SIGINT to ignored, and every process a later test started in the same
+    test worker inherited that: its Ctrl-C test then hung (an order that only parallel runs made)."""
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for sig, handler in before.items():
+        if signal.getsignal(sig) is not handler and handler is not None:
+            signal.signal(sig, handler)
 
 
 @pytest.fixture

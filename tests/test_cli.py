@@ -367,13 +367,19 @@ def test_every_listing_has_the_same_formats(tmp_path: Path, listing: list[str]) 
     assert ok(*listing, "--db", empty).startswith("no ")
 
 
+def _terminal_sigint() -> None:
+    """In the child, SIGINT as a terminal's shell leaves it: Python turns it into KeyboardInterrupt
+    only if the process starts with SIGINT at its default (a test runner's worker may ignore it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_during_play_says_interrupted() -> None:
     """Typer hands Ctrl-C back as exit status 130, which `main` used to pass on in silence: a
     user saw the command end with no word of why."""
     command = [sys.executable, "-m", "arena.cli", "play", "reactor", RANDOM, RANDOM, "--games", "100000",
                "--sandbox", "none"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_terminal_sigint)
     time.sleep(3)  # well into the matches (100,000 of them take minutes)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=20)
@@ -398,7 +404,7 @@ def run_until_games_are_stored(tmp_path: Path, name: str, workers: int,
     if cluster:
         command += ["--cluster", "local"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_terminal_sigint)
     stored = 0
     deadline = time.monotonic() + 60
     while stored < 6 and proc.poll() is None and time.monotonic() < deadline:

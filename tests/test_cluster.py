@@ -221,10 +221,11 @@ def test_a_local_cluster_is_quiet_and_leaves_ctrl_c_to_the_coordinator(tmp_path:
     assert run.returncode == 0, run.stderr
     assert "distributed" not in run.stderr, run.stderr
     probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
+    before = signal.getsignal(signal.SIGINT)
     with sigint(signal.SIG_IGN):
         inside = subprocess.run(probe, capture_output=True, text=True).stdout
     assert inside.strip() == "True"
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    assert signal.getsignal(signal.SIGINT) is before  # restored
 
 
 def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(tmp_path: Path) -> None:
@@ -236,12 +237,17 @@ def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(tmp_path: Path) -> None
 
     script = tmp_path / "early.py"
     script.write_text(
-        "import os, subprocess, sys\n"
+        "import os, signal, sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "import distributed  # imported before: the signal must land while the cluster starts\n"
+        "import distributed\n"
         "from arena.execution import dask as cluster\n"
+        "start = distributed.LocalCluster.__init__\n"
+        "def starting(self, *args, **kwargs):  # a Ctrl-C just as the cluster starts, however busy the machine\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    start(self, *args, **kwargs)\n"
+        "distributed.LocalCluster.__init__ = starting\n"
         "if __name__ == '__main__':\n"
-        "    subprocess.Popen(['sh', '-c', f'sleep 0.2; kill -INT {os.getpid()}'])\n"
+        "    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's process starts\n"
         "    try:\n"
         "        with cluster.connect('local', 2):\n"
         "            print('not interrupted')\n"
@@ -252,7 +258,8 @@ def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(tmp_path: Path) -> None
     probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)"]
     from arena.core.signals import children_ignore_sigint
 
+    before = signal.getsignal(signal.SIGINT)
     with children_ignore_sigint():
         inside = subprocess.run(probe, capture_output=True, text=True).stdout
     assert inside.strip() == "True"  # what the cluster's workers start with
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
