@@ -137,6 +137,135 @@ def _hooks(instance: Any) -> dict[str, Callable[[dict[str, Any]], Any] | None]:
     return {kind: getattr(instance, f"on_{kind}", None) for kind in ("game_start", "game_over", "match_over")}
 
 
+class _Session:
+    """What a bot process knows between messages, and what it does with each message type.
+
+    Separate from the socket, so that the loop in :func:`run` is only read and handle; the
+    handlers are looked up by message type in :attr:`handlers`.  A handler sends its answers
+    through ``send`` as soon as they are ready and may end the session by setting :attr:`status`.
+    """
+
+    def __init__(self, bot: Any, idle_timeout: float, concurrent: int,
+                 send: Callable[[dict[str, Any]], Any]) -> None:
+        self.bot = bot
+        self.send = send
+        self.shared = None if isinstance(bot, type) else (_adapt(bot), _hooks(bot))
+        self.idle_timeout = idle_timeout
+        self.concurrent = concurrent
+        self.lineup = Context()  # what the welcome says; each match's context starts as a copy
+        self.matches: dict[str, _Match] = {}
+        self.by_game: dict[str, _Match] = {}
+        self.limit = idle_timeout  # seconds of silence after which the referee is taken for gone
+        self.status: int | None = None  # set when the session is over
+        self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "request": self.on_request, "requests": self.on_requests, "welcome": self.on_welcome,
+            "game_start": self.on_game_start, "game_over": self.on_game_over, "match_over": self.on_match_over,
+            "shutdown": self.on_shutdown, "error": self.on_error,
+        }
+
+    def handle(self, msg: dict[str, Any]) -> None:
+        """Act on ``msg`` (a decoded protocol message), sending whatever answers it."""
+        handler = self.handlers.get(msg["type"])
+        if handler is None:
+            # A newer referee may add message types; an old bot should not die of them.
+            log.warning("ignoring unknown message type %r", msg["type"])
+            return
+        handler(msg)
+
+    def match_of(self, match_id: str) -> _Match:
+        match = self.matches.get(match_id)
+        if match is None:
+            if self.shared is None:
+                instance = self.bot()
+                act, hooks = _adapt(instance), _hooks(instance)
+            else:
+                act, hooks = self.shared
+            lineup = self.lineup
+            ctx = Context(seat=lineup.seat, game=lineup.game, players=lineup.players, names=list(lineup.names),
+                          variants=list(lineup.variants), limits=lineup.limits)
+            match = self.matches[match_id] = _Match(act, hooks, ctx)
+        return match
+
+    def decide(self, msg: dict[str, Any], started: float) -> Action:
+        """The bot's answer to one request; its clock runs from ``started``."""
+        match = self.by_game.get(msg["game_id"]) or self.match_of("")
+        ctx = match.ctx
+        ctx.received_at = started
+        ctx.request_id = msg["id"]
+        ctx.decision = msg["decision"]
+        ctx.time_left_ms = msg["time_left_ms"]
+        ctx.deadline_ms = msg["deadline_ms"]
+        if msg["game_id"] != ctx.game_id:
+            _new_game(ctx, msg["game_id"])
+        ctx.history.extend(msg["events"])
+        ctx.forced.extend(msg["forced"])
+        chosen = match.act(msg["observation"], msg["legal"], ctx)
+        if not isinstance(chosen, dict):
+            raise TypeError(f"act must return one of the legal actions (a dict), not {chosen!r}")
+        return chosen
+
+    # -- one handler per message type ----------------------------------------------------------
+
+    def on_request(self, msg: dict[str, Any]) -> None:
+        self.send(action(msg["id"], self.decide(msg, time.monotonic())))
+
+    def on_requests(self, msg: dict[str, Any]) -> None:
+        # Answers go back together, unless deciding takes long enough that holding them would
+        # cost the bot time (the referee shares a frame's time among its answers).
+        started = time.monotonic()
+        answers = []
+        for request in msg["requests"]:
+            answers.append((request["id"], self.decide(request, started)))
+            if time.monotonic() - started > FLUSH_AFTER_S:
+                self.send(actions(answers))
+                answers, started = [], time.monotonic()
+        if answers:
+            self.send(actions(answers))
+
+    def on_welcome(self, msg: dict[str, Any]) -> None:
+        lineup = self.lineup
+        lineup.seat, lineup.game, lineup.players = msg["seat"], msg["game"], msg["players"]
+        lineup.names, lineup.variants = msg["names"], msg["variants"]
+        lineup.limits = Limits.from_json(msg["limits"])
+        self.limit = _idle_limit(self.idle_timeout, lineup, lineup.players, self.concurrent)
+
+    def on_game_start(self, msg: dict[str, Any]) -> None:
+        match = self.match_of(msg.get("match_id", ""))
+        self.by_game[msg["game_id"]] = match
+        ctx = match.ctx
+        _new_game(ctx, msg["game_id"])
+        ctx.game_index, ctx.seat = msg["index"], msg["seat"]
+        ctx.config, ctx.scores = msg["config"], msg["scores"]
+        if match.hooks["game_start"]:
+            match.hooks["game_start"](msg)
+
+    def on_game_over(self, msg: dict[str, Any]) -> None:
+        match = self.by_game.pop(msg["game_id"], None) or self.match_of("")
+        match.ctx.history.extend(msg["events"])
+        match.ctx.forced.extend(msg["forced"])
+        if msg.get("fault"):
+            fault = msg["fault"]
+            log.warning("forfeited game %s: %s: %s", msg["game_id"], fault["kind"], fault["message"])
+        if match.hooks["game_over"]:
+            match.hooks["game_over"](msg)
+
+    def on_match_over(self, msg: dict[str, Any]) -> None:
+        match = self.matches.pop(msg.get("match_id", ""), None) or self.match_of("")
+        match.ctx.scores = msg["scores"]
+        if match.hooks["match_over"]:
+            match.hooks["match_over"](msg)
+
+    def on_shutdown(self, msg: dict[str, Any]) -> None:
+        self.status = EXIT_OK
+
+    def on_error(self, msg: dict[str, Any]) -> None:
+        if msg.get("kind") == "protocol_version":
+            log.error("protocol version mismatch (this SDK speaks %d): %s", PROTOCOL_VERSION, msg.get("message"))
+            self.status = EXIT_PROTOCOL
+        else:
+            log.error("the referee reports a fault: %s: %s", msg.get("kind"), msg.get("message"))
+
+
 def run(
     bot: ActFunction | Bot | type,
     name: str = "bot",
@@ -164,124 +293,34 @@ def run(
     if concurrent > 1 and not isinstance(bot, type) and callable(getattr(bot, "act", None)):
         raise ValueError("with concurrent > 1, pass the bot's class (one instance per match) or a function, "
                          "not an instance that interleaved games would share")
-    shared = None if isinstance(bot, type) else (_adapt(bot), _hooks(bot))
     endpoint = endpoint or endpoint_from()
     if not endpoint:
         log.error("no endpoint: pass it as the first argument or in $ARENA_ENDPOINT")
         return EXIT_USAGE
-
     own_context = context is None
     zctx = zmq.Context() if own_context else context
     channel = Channel.connect(endpoint, context=zctx)
-    lineup = Context()  # what the welcome says; each match's context starts as a copy
-    matches: dict[str, _Match] = {}
-    by_game: dict[str, _Match] = {}
-    limit = idle_timeout
-
-    def match_of(match_id: str) -> _Match:
-        match = matches.get(match_id)
-        if match is None:
-            if shared is None:
-                instance = bot()  # type: ignore[operator]
-                act, hooks = _adapt(instance), _hooks(instance)
-            else:
-                act, hooks = shared
-            ctx = Context(seat=lineup.seat, game=lineup.game, players=lineup.players, names=list(lineup.names),
-                          variants=list(lineup.variants), limits=lineup.limits)
-            match = matches[match_id] = _Match(act, hooks, ctx)
-        return match
-
-    def decide(msg: dict[str, Any], started: float) -> Action:
-        """The bot's answer to one request; its clock runs from ``started``."""
-        match = by_game.get(msg["game_id"]) or match_of("")
-        ctx = match.ctx
-        ctx.received_at = started
-        ctx.request_id = msg["id"]
-        ctx.decision = msg["decision"]
-        ctx.time_left_ms = msg["time_left_ms"]
-        ctx.deadline_ms = msg["deadline_ms"]
-        if msg["game_id"] != ctx.game_id:
-            _new_game(ctx, msg["game_id"])
-        ctx.history.extend(msg["events"])
-        ctx.forced.extend(msg["forced"])
-        chosen = match.act(msg["observation"], msg["legal"], ctx)
-        if not isinstance(chosen, dict):
-            raise TypeError(f"act must return one of the legal actions (a dict), not {chosen!r}")
-        return chosen
-
+    session = _Session(bot, idle_timeout, concurrent, channel.send)
     try:
         # A bot playing several games at once also takes several requests per frame: one
         # wake-up and one message each way then serve a whole burst.
         channel.send(hello(name, version, concurrent=concurrent, batch=concurrent > 1))
-        while True:
-            frame = channel.recv_bytes(min(int(limit * 1000), MAX_POLL_MS))
+        while session.status is None:
+            frame = channel.recv_bytes(min(int(session.limit * 1000), MAX_POLL_MS))
             if frame is None:
                 if channel.dropped:
                     log.info("the referee went away; exiting")
                 else:
-                    log.warning("no message from the referee for %.0f s; exiting", limit)
+                    log.warning("no message from the referee for %.0f s; exiting", session.limit)
                 return EXIT_OK
             try:
                 msg = codec.loads(frame)
-                kind = msg["type"]
+                msg["type"]
             except (ValueError, TypeError, KeyError):
                 log.warning("ignoring a message that is not a protocol message: %.200r", frame)
                 continue
-
-            if kind == "request":
-                channel.send(action(msg["id"], decide(msg, time.monotonic())))
-            elif kind == "requests":
-                # Answers go back together, unless deciding takes long enough that holding them
-                # would cost the bot time (the referee shares a frame's time among its answers).
-                started = time.monotonic()
-                answers = []
-                for request in msg["requests"]:
-                    answers.append((request["id"], decide(request, started)))
-                    if time.monotonic() - started > FLUSH_AFTER_S:
-                        channel.send(actions(answers))
-                        answers, started = [], time.monotonic()
-                if answers:
-                    channel.send(actions(answers))
-            elif kind == "welcome":
-                lineup.seat, lineup.game, lineup.players = msg["seat"], msg["game"], msg["players"]
-                lineup.names, lineup.variants = msg["names"], msg["variants"]
-                lineup.limits = Limits.from_json(msg["limits"])
-                limit = _idle_limit(idle_timeout, lineup, lineup.players, concurrent)
-            elif kind == "game_start":
-                match = match_of(msg.get("match_id", ""))
-                by_game[msg["game_id"]] = match
-                ctx = match.ctx
-                _new_game(ctx, msg["game_id"])
-                ctx.game_index, ctx.seat = msg["index"], msg["seat"]
-                ctx.config, ctx.scores = msg["config"], msg["scores"]
-                if match.hooks["game_start"]:
-                    match.hooks["game_start"](msg)
-            elif kind == "game_over":
-                match = by_game.pop(msg["game_id"], None) or match_of("")
-                match.ctx.history.extend(msg["events"])
-                match.ctx.forced.extend(msg["forced"])
-                if msg.get("fault"):
-                    fault = msg["fault"]
-                    log.warning("forfeited game %s: %s: %s", msg["game_id"], fault["kind"], fault["message"])
-                if match.hooks["game_over"]:
-                    match.hooks["game_over"](msg)
-            elif kind == "match_over":
-                match = matches.pop(msg.get("match_id", ""), None) or match_of("")
-                match.ctx.scores = msg["scores"]
-                if match.hooks["match_over"]:
-                    match.hooks["match_over"](msg)
-            elif kind == "shutdown":
-                return EXIT_OK
-            elif kind == "error":
-                if msg.get("kind") == "protocol_version":
-                    log.error(
-                        "protocol version mismatch (this SDK speaks %d): %s", PROTOCOL_VERSION, msg.get("message")
-                    )
-                    return EXIT_PROTOCOL
-                log.error("the referee reports a fault: %s: %s", msg.get("kind"), msg.get("message"))
-            else:
-                # A newer referee may add message types; an old bot should not die of them.
-                log.warning("ignoring unknown message type %r", kind)
+            session.handle(msg)
+        return session.status
     finally:
         channel.close()
         if own_context:
