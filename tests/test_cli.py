@@ -818,3 +818,16 @@ def test_replay_reads_as_a_story(tmp_path: Path) -> None:
     assert "turn: seat=k" in text and "owed=1 doubled=no" in text
     targets = re.findall(r"decides: \w+ .*?target=(\S+)", text)
     assert targets and all(t in ("k0", "k1", "nostart") for t in targets), targets
+
+
+def test_selfplay_deals_depend_on_the_seat_count() -> None:
+    """One --seed at two --players must not deal the same deck orders (Reactor shuffles its whole
+    deck whatever the table size, so the orders were equal)."""
+    from arena.games.selfplay import SelfPlaySpec, iter_records
+
+    def first_shuffle(players: int) -> list[str]:
+        record = next(iter_records(SelfPlaySpec(game="reactor", players=players, matches=1, seed=7)))
+        return record["chance"][0]["order"]
+
+    assert first_shuffle(3) != first_shuffle(4)
+    assert first_shuffle(3) == first_shuffle(3)

@@ -69,7 +69,9 @@ def iter_records(spec: SelfPlaySpec) -> Iterator[dict[str, Any]]:
         match = Match(game, base)
         while not match.over:
             index = len(match.results)
-            seed = f"{spec.seed}:{m}:{index}"
+            # The seat count is part of the seed: the same --seed at another --players deals other
+            # deck orders (Reactor shuffles the whole deck whatever the table, so it dealt the same).
+            seed = f"{spec.seed}:p{spec.players}:{m}:{index}"
             policies = [
                 make_policy(game.name, name, random.Random(f"{seed}:seat{s}"))
                 for s, name in enumerate(names)
