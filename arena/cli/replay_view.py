@@ -104,3 +104,25 @@ def replay_lines(record: dict[str, Any]) -> Iterator[str]:
         if text.strip():
             yield f"stderr of {names[int(seat)]}:"
             yield from ("   " + line for line in text.strip().splitlines()[-20:])
+
+
+def seat_lines(record: dict[str, Any], seat: int) -> Iterator[str]:
+    """``arena replay --seat N``: each decision of one seat with what it was shown (observation,
+    the events since its last request, the legal actions), what it answered and how long it took."""
+    from arena.games.seat_view import seat_decisions
+
+    names = record["seats"]
+    decisions = seat_decisions(get_game(record["game"]), record, seat)
+    yield f"{record.get('game_id', 'game')}: seat {seat} ({names[seat]}), {len(decisions)} decision(s)"
+    for d in decisions:
+        how = "asked" if d.asked else ("forfeited" if d.action.get("type") == "forfeit" else
+                                        "applied without asking (its one legal action)")
+        took = f", {d.ms:g} ms" if d.ms is not None else ""
+        fault = f", fault: {d.fault}" if d.fault else ""
+        yield f"decision {d.number} {d.kind}: {how}{took}{fault}"
+        if d.asked:
+            for event in d.events:
+                yield "  event: " + " ".join(_fields(event.items(), names))
+            yield "  observation: " + " ".join(_fields(d.observation.items(), names))
+            yield f"  legal ({len(d.legal)}): " + ", ".join(_value(a) for a in d.legal)
+        yield f"  answer: {_value(d.action)}"

@@ -1,0 +1,74 @@
+"""What one seat was shown at each of its decisions, re-derived from a game's record.
+
+A record keeps the chance outcomes and every decision; the engine is deterministic, so replaying
+it gives back, at each decision of a seat, the very observation, events and legal actions the
+referee built for that seat's request, and the record's annotations add the answer's time and
+whether the decision was asked at all (a decision with one legal action is applied without
+asking, and the bot learns it from the ``forced`` list of its next message).  This is what a bot
+author needs to answer "why did it play X?", and what the replay viewer's per-seat view shows.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.games.base import Action, Event, Game, Observation
+from arena.games.record import replay_steps
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDecision:
+    """One decision of the seat, as the seat saw it.
+
+    ``number`` is the decision's index in the record; ``asked`` is False for a decision the
+    referee applied without a request (a single legal action: the bot was shown nothing then) and
+    for a forfeit; ``events`` are the events shown since the seat's previous request (what that
+    request carried), ``ms`` the answer's time as the referee measured it.
+    """
+
+    number: int
+    kind: str
+    observation: Observation
+    legal: list[Action]
+    action: Action
+    events: list[Event] = field(default_factory=list)
+    asked: bool = True
+    ms: float | None = None
+    fault: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "decision": self.kind, "asked": self.asked, "observation": self.observation,
+                "events": self.events, "legal": self.legal, "action": self.action, "ms": self.ms,
+                "fault": self.fault}
+
+
+def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDecision]:
+    """Every decision of ``seat`` in the record, in order, as the seat saw it (see the module)."""
+    players = record["config"]["players"]
+    if not 0 <= seat < players:
+        raise ValueError(f"seat {seat} is not at this table (seats 0-{players - 1})")
+    out: list[SeatDecision] = []
+    cursor = 0  # the seat's place in the event log: what it has been shown so far
+    seen: tuple[str, Observation, list[Action], list[Event], int] | None = None
+    number = -1
+    for entry, state in replay_steps(game, record):
+        if entry is not None:
+            number += 1
+            if seen is not None and entry["seat"] == seat:
+                kind, observation, legal, events, shown_to = seen
+                action = entry["action"]
+                forfeit = action.get("type") == "forfeit"
+                asked = not entry.get("auto") and not forfeit
+                if asked:
+                    cursor = shown_to
+                out.append(SeatDecision(number, kind, observation, legal, action, events if asked else [],
+                                        asked=asked, ms=entry.get("ms"), fault=entry.get("fault")))
+            seen = None
+        decision = state.to_move()
+        if decision is not None and decision.seat == seat:
+            # Copied now: the replay state moves on with the next step.
+            seen = (decision.kind, copy.deepcopy(state.observation(seat)), copy.deepcopy(state.legal_actions()),
+                    copy.deepcopy(state.events(seat, cursor)), len(state.log))
+    return out
