@@ -7,6 +7,7 @@ import csv
 import io
 import hashlib
 import json
+import shlex
 import os
 import re
 import signal
@@ -434,7 +435,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     last = err.strip().splitlines()[-1]
     assert last == (f"interrupted: the games finished so far are stored in {db}; "
-                    "run the same command again to play the rest"), err
+                    f"to play the rest, run: {shlex.join(['arena', *command[3:]])}"), err
     assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
     assert all(line.startswith("warning: ") for line in err.strip().splitlines()[:-1]), err
     assert "could not hand a match" not in err  # a stopping cluster's workers keep quiet
@@ -462,7 +463,7 @@ def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Pa
     # their bots' working folders behind (killed after playing their job on for 5 s).
     assert bot_folders(name) == before
     assert err.strip().splitlines()[-1] == (f"terminated: the games finished so far are stored in {db}; "
-                                            "run the same command again to play the rest"), err
+                                            f"to play the rest, run: {shlex.join(['arena', *command[3:]])}"), err
     rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0 and "already stored" in rerun.stdout, rerun.stderr
     with sqlite3.connect(db) as conn:
@@ -831,3 +832,11 @@ def test_selfplay_deals_depend_on_the_seat_count() -> None:
 
     assert first_shuffle(3) != first_shuffle(4)
     assert first_shuffle(3) == first_shuffle(3)
+
+
+def test_version() -> None:
+    from arena import __version__
+
+    assert ok("--version").strip() == f"arena {__version__}"
+    bare = arena()  # with no command, the help as before
+    assert bare.returncode == 0 and "Usage" in bare.stdout and "--version" in bare.stdout

@@ -41,6 +41,22 @@ app = typer.Typer(
 GAMES = ", ".join(REGISTRY)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from arena import __version__
+
+        typer.echo(f"arena {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print arena's version and exit.")] = False,
+) -> None:
+    pass
+
+
 @app.command()
 def selfplay(
     game: Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")],
@@ -499,8 +515,7 @@ def run(
         except KeyboardInterrupt as exc:
             bar.close()
             word, status = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
-            typer.echo(f"{word}: the games finished so far are stored in {db}; "
-                       "run the same command again to play the rest", err=True)
+            typer.echo(f"{word}: the games finished so far are stored in {db}; {_resume_hint()}", err=True)
             _REPORTED.add("interrupt")
             raise typer.Exit(status) from None
         except StorageError as exc:  # the store refused the tournament, or stopped taking games (a full disk)
@@ -678,9 +693,10 @@ def replay(
 ) -> None:
     """Show a game turn by turn: every hand revealed, every event, each decision.
 
-    The record is replayed through the rules engine, so what is shown is checked.  With --seat,
-    each decision of that seat as its bot saw it.
-    Example: arena replay quickstart-reactor/r1-t1-s0-g0 --seat 2
+    The record is replayed through the rules engine, so what is shown is checked.
+    Example: arena replay quickstart-reactor/r1-t1-s0-g0
+
+    With --seat N: each decision of that seat as its bot saw it, and its answer.
     """
     from arena.cli.replay_view import replay_lines, seat_lines
 
@@ -777,9 +793,22 @@ def app_help() -> str:
 _REPORTED: set[str] = set()  # what a command has told the user already ("interrupt")
 
 
+_ARGV: list[str] = []  # the arguments main() was given, for a line that says how to run them again
+
+
+def _resume_hint() -> str:
+    """How to play the rest of an interrupted run: the very command, when main() ran it."""
+    import shlex
+
+    if _ARGV:
+        return f"to play the rest, run: {shlex.join(['arena', *_ARGV])}"
+    return "run the same command again to play the rest"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
     report_to_stderr()
+    _ARGV[:] = sys.argv[1:] if argv is None else argv
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:
