@@ -381,9 +381,14 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
                "--sandbox", "none"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_terminal_sigint)
-    time.sleep(3)  # well into the matches (100,000 of them take minutes)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    try:
+        time.sleep(3)  # well into the matches (100,000 of them take minutes)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:  # a failed check must not leave it playing 100,000 matches
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
 
