@@ -180,34 +180,63 @@ def field_for_gaps(gaps: Sequence[float], seats: int, names: Sequence[str] | Non
     """A field whose neighbours, strongest first, differ by ``gaps`` in exact mean place.
 
     ``names`` (strongest first) defaults to ``b1, b2, ...``; ``model`` passes ``noise`` and
-    ``deal_share`` on.  Solved by adjusting one strength step at a time until every gap is met to
-    1e-9, each step found by bisection: a gap grows with its own step, so this converges.
+    ``deal_share`` on.  Solved for the strength steps by Newton's method on all gaps at once
+    (a numerical Jacobian of at most five unknowns), to 1e-9.
     """
     n = len(gaps) + 1
     names = tuple(names) if names is not None else tuple(f"b{i + 1}" for i in range(n))
     if len(names) != n or any(g < 0 for g in gaps):
         raise ValueError("need one name per bot and non-negative gaps")
-    steps = [0.0] * len(gaps)
 
-    def build(steps: list[float]) -> Field:
+    def build(steps: Sequence[float]) -> Field:
         strengths = [0.0]
-        for s in steps:
-            strengths.append(strengths[-1] - s)
+        for step in steps:
+            strengths.append(strengths[-1] - step)
         return make_field(dict(zip(names, strengths)), **model)
 
-    def gap(steps: list[float], i: int) -> float:
+    def residual(steps: Sequence[float]) -> list[float]:
         places = expected_places(build(steps), seats)
-        return places[names[i + 1]] - places[names[i]]
+        return [places[names[i + 1]] - places[names[i]] - g for i, g in enumerate(gaps)]
 
-    for _ in range(100):
-        worst = 0.0
-        for i, target in enumerate(gaps):
-            worst = max(worst, abs(gap(steps, i) - target))
-            lo, hi = 0.0, 10.0
-            for _ in range(60):
-                steps[i] = (lo + hi) / 2
-                lo, hi = (steps[i], hi) if gap(steps, i) < target else (lo, steps[i])
-            steps[i] = (lo + hi) / 2
-        if worst < 1e-9:
+    # A start from the heads-up relation gap = 2*Phi(step/sqrt2) - 1, scaled to the table.
+    noise = model.get("noise", 1.0)
+    steps = [noise * math.sqrt(2.0) * NormalDist().inv_cdf(min(0.5 + g / (seats - 1) / 2, 0.999)) for g in gaps]
+    for _ in range(50):
+        r = residual(steps)
+        if max(map(abs, r), default=0.0) < 1e-9:
             break
+        h = 1e-6
+        cols = []
+        for j in range(len(steps)):
+            bumped = steps[:]
+            bumped[j] += h
+            cols.append([(x - y) / h for x, y in zip(residual(bumped), r)])
+        jac = [[cols[j][i] for j in range(len(steps))] for i in range(len(steps))]
+        step = _solve(jac, [-x for x in r])
+        scale = 1.0
+        while scale > 1e-3:  # damped: never step into negative strengths steps or a worse fit
+            trial = [max(a + scale * b, 0.0) for a, b in zip(steps, step)]
+            if max(map(abs, residual(trial))) < max(map(abs, r)):
+                break
+            scale /= 2
+        steps = trial
+    else:
+        raise ValueError(f"no field of {seats}-seat tables has gaps {list(gaps)}")
     return build(steps)
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Solve ``a x = b`` by Gaussian elimination with partial pivoting (tiny systems only)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(col + 1, n):
+            f = m[r][col] / m[col][col]
+            for c in range(col, n + 1):
+                m[r][c] -= f * m[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    return x
