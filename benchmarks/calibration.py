@@ -367,7 +367,7 @@ def print_stops(title: str, rows: list[tuple[Scenario, StopRuns, list[list[bool]
           "that is as accurate on this very field; 'worst case' the one that keeps the wrong-order rate <= alpha "
           "on the field of the same size whose gaps are all delta, which is what a fixed schedule must be for every "
           "field with gaps >= delta.  Savings are 1 - (rule's median / fixed length); negative: the rule uses more.\n")
-    print("| field | runs | settled | wrong runs (gap >= delta) | wrong pairs / separated | false ties | "
+    print("| field | runs | settled | wrong runs (gap >= delta) | wrong pairs (any gap) / separated | false ties | "
           "games median | p90 | order wrong at stop | oracle fixed length | saving | worst-case fixed length | saving |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for sc, s, curves in rows:
