@@ -114,7 +114,7 @@ def test_a_later_step_migrates_an_existing_file_and_an_older_arena_refuses_it(tm
         db.execute("ALTER TABLE bots ADD COLUMN notes TEXT")
 
     released = storage.STEPS
-    monkeypatch.setattr(storage, "STEPS", [*released, _vlater_bot_notes])
+    monkeypatch.setattr(storage.schema, "STEPS", [*released, _vlater_bot_notes])
     with Store(path) as s:
         assert s.schema_version == len(released) + 1
         assert "notes" in {r[1] for r in s.db.execute("PRAGMA table_info(bots)")}
@@ -122,7 +122,7 @@ def test_a_later_step_migrates_an_existing_file_and_an_older_arena_refuses_it(tm
     with Store(path) as s:  # re-runnable: nothing pending the second time
         assert s.schema_version == len(released) + 1
 
-    monkeypatch.setattr(storage, "STEPS", released)
+    monkeypatch.setattr(storage.schema, "STEPS", released)
     with pytest.raises(StorageError, match=r"newer arena .*_vlater_bot_notes.*upgrade arena"):
         Store(path)
 
@@ -400,7 +400,7 @@ def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch)
     when their message ended as the referee then wrote it, and only then."""
     path = tmp_path / "old.db"
     released = storage.STEPS
-    monkeypatch.setattr(storage, "STEPS", released[:2])
+    monkeypatch.setattr(storage.schema, "STEPS", released[:2])
     with Store(path) as old:
         a, b = add_bots(old, 2)
         old.start_tournament("t", "T", "reactor", {}, 1)
@@ -412,7 +412,7 @@ def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch)
             old.db.execute("INSERT INTO faults (game_id, seat, bot, kind, message) VALUES ('g1', 0, 'bot0', 'timeout', ?)",
                            [message])
         old.db.conn.commit()
-    monkeypatch.setattr(storage, "STEPS", released)
+    monkeypatch.setattr(storage.schema, "STEPS", released)
     with Store(path, readonly=True) as reader:  # a read-only command upgrades it first: its queries need the column
         assert reader.schema_version == 3 and [g.faults for g in reader.games()] == [3]
     with Store(path) as upgraded:
@@ -504,7 +504,7 @@ def test_results_come_in_schedule_order(store, monkeypatch):
     a, b, c = add_bots(store)
     clock = iter(["2026-01-01T00:00:00.000+00:00", "2026-01-02T00:00:00.000+00:00",
                   "2026-01-02T00:00:00.000+00:00"])
-    monkeypatch.setattr(storage, "_now", lambda: next(clock, "2026-01-03T00:00:00.000+00:00"))
+    monkeypatch.setattr(storage.sqlite, "_now", lambda: next(clock, "2026-01-03T00:00:00.000+00:00"))
     for name in ("zeta", "beta", "alpha"):  # created in this order; beta and alpha at the same instant
         store.start_tournament(name, name, "reactor", {}, 1)
     schedule = [(2, 1, 0, 0), (1, 10, 0, 0), (1, 9, 1, 0), (1, 9, 0, 10), (1, 9, 0, 9), (1, 9, 0, 0)]
@@ -530,14 +530,14 @@ def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_pat
     without a sort (no temp B-tree), however large the tournament."""
     path = tmp_path / "old.db"
     released = storage.STEPS
-    monkeypatch.setattr(storage, "STEPS", released[:1])
+    monkeypatch.setattr(storage.schema, "STEPS", released[:1])
     with Store(path) as old:
         bots = add_bots(old, 4)
         old.start_tournament("t", "T", "reactor", {}, 1)
         for game in reversed(a_small_tournament(bots)):
             add_scheduled(old, *game)
         assert old.schema_version == 1
-    monkeypatch.setattr(storage, "STEPS", released)
+    monkeypatch.setattr(storage.schema, "STEPS", released)
     with Store(path) as upgraded, Store(tmp_path / "new.db") as new:
         assert upgraded.schema_version == len(released)
         indexes = {r[0] for r in upgraded.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
@@ -595,7 +595,7 @@ print(json.dumps(seen), flush=True)
 
 WRITER = CHILD_PRELUDE + """
 from test_storage import add, add_bots
-from arena.storage import FaultRecord
+from arena.core.faults import FaultRecord
 store = Store(sys.argv[1])
 bots = [store.bot(f"bot{i}") for i in range(3)]
 i = 0
