@@ -26,7 +26,7 @@ from arena.games import REGISTRY
 from arena.games.record import replay
 from arena.cli.jsonio import read_jsonl
 from arena.core.names import NAME_RULE
-from arena.storage import Store
+from arena.storage import open_store
 from arena.tournament.file import load_tournament
 
 from common import RANDOM, ROOT
@@ -116,7 +116,7 @@ def test_bad_input_is_one_line_and_status_2(args: list[str], words: str) -> None
 
 def test_unknown_records_are_one_line_and_status_1(tmp_path: Path) -> None:
     db = str(tmp_path / "x.db")
-    Store(db).close()  # an empty database (read-only commands do not create one)
+    open_store(db).close()  # an empty database (read-only commands do not create one)
     for args, words in ((["replay", "nope", "--db", db], "no game nope"),
                         (["bots", "show", "ghost", "--db", db], "ghost"),
                         (["ratings", "--tournament", "nope", "--db", db], "no tournament 'nope'")):
@@ -304,7 +304,7 @@ def test_a_run_refused_before_storing_anything_leaves_no_new_database(tmp_path: 
     db = tmp_path / "new.db"
     one_line_error(arena("run", str(spec), "--db", str(db)), 1, "no bot named 'nobody'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.toml"]
-    Store(str(db)).close()  # a database that was there before: never removed
+    open_store(str(db)).close()  # a database that was there before: never removed
     one_line_error(arena("run", str(spec), "--db", str(db)), 1, "no bot named 'nobody'")
     assert db.exists()
 
@@ -313,7 +313,7 @@ def test_unknown_filter_values_are_errors(tmp_path: Path) -> None:
     """An unknown game is a bad argument listing the games; an unknown tournament or bot is not
     in the database (status 1, as for `arena ratings --tournament`)."""
     db = str(tmp_path / "a.db")
-    Store(db).close()  # an empty database
+    open_store(db).close()  # an empty database
     games = ", ".join(REGISTRY)
     for command in (["ratings", "--game", "chess"], ["bots", "list", "--game", "chess"]):
         one_line_error(arena(*command, "--db", db), 2, f"unknown game 'chess' (games: {games})")
@@ -361,7 +361,7 @@ def test_every_listing_has_the_same_formats(tmp_path: Path, listing: list[str]) 
     one_line_error(arena(*listing, "--db", db, "--format", "xml"), 2, "--format must be")
     one_line_error(arena(*listing, "--db", db, "--json", "--format", "csv"), 2, "--json and --format csv")
 
-    Store(empty).close()  # a database with nothing in it: a hint for people, empty data for scripts
+    open_store(empty).close()  # a database with nothing in it: a hint for people, empty data for scripts
     assert json.loads(out(*listing, "--db", empty, "--format", "json")) == []
     assert len(out(*listing, "--db", empty, "--format", "csv").splitlines()) == 1
     assert ok(*listing, "--db", empty).startswith("no ")
@@ -532,7 +532,7 @@ def test_play_takes_a_command_line_with_a_relative_path() -> None:
 def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
     """Ratings of an interrupted tournament are partial: a note on stderr says so (stdout keeps
     the table alone); once the tournament is finished, no note."""
-    from arena.storage import Store
+    from arena.storage import open_store
     from arena.tournament import Tournament
     from arena.tournament.file import load_tournament
 
@@ -542,7 +542,7 @@ def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
         if progress.games_done >= 1:
             raise KeyboardInterrupt
 
-    with Store(str(db)) as store, pytest.raises(KeyboardInterrupt):
+    with open_store(str(db)) as store, pytest.raises(KeyboardInterrupt):
         Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
     partial = arena("ratings", "--db", str(db), "--format", "csv")
     assert partial.returncode == 0 and partial.stdout.startswith("rank,bot")

@@ -27,7 +27,7 @@ from arena.errors import StorageError, UnknownBot
 from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
 from arena.core.faults import FaultRecord
 from arena.referee.standing import disqualified_seats
-from arena.storage import GameRow, SeatResult, Store, seat_results
+from arena.storage import GameRow, SeatResult, Store, open_store, seat_results
 
 from common import ROOT
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
@@ -76,7 +76,7 @@ def add_bots(store: Store, n: int = 3) -> list:
 
 @pytest.fixture(params=["file", "memory"])
 def store(request, tmp_path):
-    s = Store(tmp_path / "arena.db") if request.param == "file" else Store(":memory:")
+    s = open_store(tmp_path / "arena.db") if request.param == "file" else open_store(":memory:")
     yield s
     s.close()
 
@@ -85,9 +85,9 @@ def store(request, tmp_path):
 
 
 def test_a_new_file_gets_the_whole_schema(tmp_path):
-    with Store(tmp_path / "a.db") as s:
+    with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.STEPS) == 3
+        assert s.schema_version == len(storage.schema.STEPS) == 3
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "faults_game"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
@@ -95,59 +95,60 @@ def test_a_new_file_gets_the_whole_schema(tmp_path):
 
 def test_reopening_an_existing_file_applies_nothing_twice(tmp_path):
     path = tmp_path / "a.db"
-    with Store(path) as s:
+    with open_store(path) as s:
         bots = add_bots(s)
         add(s, "g1", bots, [1, 2, 3])
     for _ in range(2):
-        with Store(path) as s:
-            assert s.schema_version == len(storage.STEPS)
-            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(storage.STEPS)
+        with open_store(path) as s:
+            assert s.schema_version == len(storage.schema.STEPS)
+            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(storage.schema.STEPS)
             assert s.counts()["games"] == 1 and s.counts()["results"] == 3
 
 
 def test_a_later_step_migrates_an_existing_file_and_an_older_arena_refuses_it(tmp_path, monkeypatch):
     path = tmp_path / "a.db"
-    with Store(path) as s:
+    with open_store(path) as s:
         add(s, "g1", add_bots(s), [2, 1, 3])
 
     def _vlater_bot_notes(db):
         db.execute("ALTER TABLE bots ADD COLUMN notes TEXT")
 
-    released = storage.STEPS
+    released = storage.schema.STEPS
     monkeypatch.setattr(storage.schema, "STEPS", [*released, _vlater_bot_notes])
-    with Store(path) as s:
+    with open_store(path) as s:
         assert s.schema_version == len(released) + 1
         assert "notes" in {r[1] for r in s.db.execute("PRAGMA table_info(bots)")}
         assert s.counts()["games"] == 1 and s.game_record("g1")["result"]["places"] == [2, 1, 3]
-    with Store(path) as s:  # re-runnable: nothing pending the second time
+    with open_store(path) as s:  # re-runnable: nothing pending the second time
         assert s.schema_version == len(released) + 1
 
     monkeypatch.setattr(storage.schema, "STEPS", released)
     with pytest.raises(StorageError, match=r"newer arena .*_vlater_bot_notes.*upgrade arena"):
-        Store(path)
+        open_store(path)
 
 
 def test_file_database_uses_wal_foreign_keys_and_busy_timeout(tmp_path):
-    with Store(tmp_path / "a.db") as s:
+    with open_store(tmp_path / "a.db") as s:
         assert s.journal_mode == "wal"
         assert s.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert s.db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_MS
+        assert s.db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.sqlite.BUSY_TIMEOUT_MS
 
 
-def test_memory_store_both_spellings():
-    for s in (Store(":memory:"), Store(memory=True)):
-        assert s.path == ":memory:" and s.schema_version == len(storage.STEPS)
-        add_bots(s, 1)
-        assert s.counts()["bots"] == 1
+def test_memory_store_every_spelling():
+    for location in (":memory:", "sqlite://", "sqlite:///:memory:", "SQLite://"):
+        with open_store(location) as s:
+            assert s.path == ":memory:" and s.schema_version == len(storage.schema.STEPS)
+            add_bots(s, 1)
+            assert s.counts()["bots"] == 1
 
 
 def test_a_file_that_is_not_a_database_reads_well(tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("hello, I am not SQLite " * 100)
     with pytest.raises(StorageError, match=r"cannot open .*notes.txt as an arena database"):
-        Store(bad)
+        open_store(bad)
     with pytest.raises(StorageError, match="is a directory"):
-        Store(tmp_path)
+        open_store(tmp_path)
 
 
 def test_games_are_append_only(store):
@@ -399,9 +400,9 @@ def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch)
     """Schema step 3 adds ``faults.collateral``; the faults stored before it were collateral
     when their message ended as the referee then wrote it, and only then."""
     path = tmp_path / "old.db"
-    released = storage.STEPS
+    released = storage.schema.STEPS
     monkeypatch.setattr(storage.schema, "STEPS", released[:2])
-    with Store(path) as old:
+    with open_store(path) as old:
         a, b = add_bots(old, 2)
         old.start_tournament("t", "T", "reactor", {}, 1)
         add(old, "g1", [a, b], [2, 1], tournament="t")
@@ -413,9 +414,9 @@ def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch)
                            [message])
         old.db.conn.commit()
     monkeypatch.setattr(storage.schema, "STEPS", released)
-    with Store(path, readonly=True) as reader:  # a read-only command upgrades it first: its queries need the column
+    with open_store(path, readonly=True) as reader:  # a read-only command upgrades it first: its queries need the column
         assert reader.schema_version == 3 and [g.faults for g in reader.games()] == [3]
-    with Store(path) as upgraded:
+    with open_store(path) as upgraded:
         assert upgraded.schema_version == 3
         assert [(f.message, f.collateral) for _, f in upgraded.tournament_faults("t")] == [
             (messages[0], False), (messages[1], True), (messages[2], False)]
@@ -478,7 +479,7 @@ def test_ratings_do_not_depend_on_commit_order(tmp_path):
     run) give exactly the same ratings and history: games are rated in schedule order."""
     expected = None
     for attempt, order in enumerate(["schedule", "reversed", "shuffled", "shuffled"]):
-        with Store(tmp_path / f"{attempt}.db") as store:
+        with open_store(tmp_path / f"{attempt}.db") as store:
             bots = add_bots(store, 4)
             store.start_tournament("t", "T", "reactor", {}, 1)
             games = a_small_tournament(bots)
@@ -520,7 +521,7 @@ def test_results_come_in_schedule_order(store, monkeypatch):
 
 
 def rating_plan(store: Store, tournament: str | None) -> list[str]:
-    return [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + storage.RATING_ORDER_SQL,
+    return [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + storage.schema.RATING_ORDER_SQL,
                                                 {"t": tournament, "g": None})]
 
 
@@ -529,16 +530,16 @@ def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_pat
     order) is upgraded on opening: its games come in schedule order, read down the new index
     without a sort (no temp B-tree), however large the tournament."""
     path = tmp_path / "old.db"
-    released = storage.STEPS
+    released = storage.schema.STEPS
     monkeypatch.setattr(storage.schema, "STEPS", released[:1])
-    with Store(path) as old:
+    with open_store(path) as old:
         bots = add_bots(old, 4)
         old.start_tournament("t", "T", "reactor", {}, 1)
         for game in reversed(a_small_tournament(bots)):
             add_scheduled(old, *game)
         assert old.schema_version == 1
     monkeypatch.setattr(storage.schema, "STEPS", released)
-    with Store(path) as upgraded, Store(tmp_path / "new.db") as new:
+    with open_store(path) as upgraded, open_store(tmp_path / "new.db") as new:
         assert upgraded.schema_version == len(released)
         indexes = {r[0] for r in upgraded.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "games_schedule" in indexes and "games_tournament" not in indexes
@@ -571,11 +572,11 @@ def test_only_storage_imports_sqlite_utils():
 CHILD_PRELUDE = f"""
 import sys, json, time
 sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]
-from arena.storage import Store
+from arena.storage import open_store
 """
 
 READER = CHILD_PRELUDE + """
-store = Store(sys.argv[1])
+store = open_store(sys.argv[1])
 target = int(sys.argv[2])
 print("ready", flush=True)
 seen, deadline = [], time.monotonic() + 60
@@ -596,7 +597,7 @@ print(json.dumps(seen), flush=True)
 WRITER = CHILD_PRELUDE + """
 from test_storage import add, add_bots
 from arena.core.faults import FaultRecord
-store = Store(sys.argv[1])
+store = open_store(sys.argv[1])
 bots = [store.bot(f"bot{i}") for i in range(3)]
 i = 0
 while True:
@@ -609,7 +610,7 @@ while True:
 
 def test_a_second_process_reads_while_one_writes(tmp_path):
     path = tmp_path / "arena.db"
-    store = Store(path)
+    store = open_store(path)
     bots = add_bots(store)
     store.start_tournament("t", "T", "reactor", {}, 1)
     target = 200
@@ -633,7 +634,7 @@ def test_a_second_process_reads_while_one_writes(tmp_path):
 
 def test_kill_9_leaves_whole_games_or_nothing(tmp_path):
     path = tmp_path / "arena.db"
-    with Store(path) as s:
+    with open_store(path) as s:
         add_bots(s)
         s.start_tournament("t", "T", "reactor", {}, 1)
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)],
@@ -647,7 +648,7 @@ def test_kill_9_leaves_whole_games_or_nothing(tmp_path):
     finally:
         os.kill(writer.pid, signal.SIGKILL)
         writer.wait()
-    with Store(path) as s:
+    with open_store(path) as s:
         assert s.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         played = s.played_ids("t")
         assert len(played) >= committed  # every game reported as committed survived
@@ -666,24 +667,24 @@ def test_a_read_only_open_changes_nothing_and_refuses_other_files(tmp_path):
         conn.execute("CREATE TABLE foo (x)")
     before = other.read_bytes()
     with pytest.raises(StorageError, match="not an arena database"):
-        Store(str(other), readonly=True)
+        open_store(str(other), readonly=True)
     assert other.read_bytes() == before
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
     with pytest.raises(StorageError, match="not an arena database"):
-        Store(str(empty), readonly=True)
+        open_store(str(empty), readonly=True)
     assert empty.read_bytes() == b""
     real = tmp_path / "arena.db"
-    Store(str(real)).close()
-    with Store(str(real), readonly=True) as store:
-        assert store.tournaments() == [] and store.schema_version == len(storage.STEPS)
+    open_store(str(real)).close()
+    with open_store(str(real), readonly=True) as store:
+        assert store.tournaments() == [] and store.schema_version == len(storage.schema.STEPS)
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             store.db.execute("CREATE TABLE bar (x)")
 
 
 def _open_store(path: str) -> str:
     try:
-        Store(path).close()
+        open_store(path).close()
         return "ok"
     except Exception as exc:  # noqa: BLE001 - reported to the test
         return f"{type(exc).__name__}: {exc}"
@@ -698,15 +699,15 @@ def test_processes_opening_a_new_file_at_once_make_its_schema_once(tmp_path):
         path = str(tmp_path / f"new{attempt}.db")
         with multiprocessing.get_context("fork").Pool(4) as pool:
             assert pool.map(_open_store, [path] * 4) == ["ok"] * 4
-        with Store(path) as store:
-            assert store.schema_version == len(storage.STEPS)
+        with open_store(path) as store:
+            assert store.schema_version == len(storage.schema.STEPS)
 
 
 def test_a_write_that_does_not_fit_is_a_storage_error_and_keeps_nothing(tmp_path):
     """A full disk (here: SQLite's page limit) is a StorageError saying nothing was kept, not a
     raw sqlite3 error; the database stays whole."""
     path = tmp_path / "full.db"
-    with Store(str(path)) as store:
+    with open_store(str(path)) as store:
         pages = store.db.execute("PRAGMA page_count").fetchone()[0]
         store.db.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(StorageError, match="full.*nothing of this write was kept"):
@@ -719,7 +720,7 @@ def test_a_snapshot_does_not_see_a_write_made_during_it(tmp_path):
     """`arena ratings` reads results and fault counts in one snapshot: a game a run commits in
     between is in neither or in both."""
     path = str(tmp_path / "s.db")
-    with Store(path) as writer, Store(path, readonly=True) as reader:
+    with open_store(path) as writer, open_store(path, readonly=True) as reader:
         with reader.snapshot():
             writer.start_tournament("t", "t", "reactor", {}, "1")
             assert reader.tournaments() == []
@@ -729,10 +730,10 @@ def test_a_snapshot_does_not_see_a_write_made_during_it(tmp_path):
 READ_ONLY_MOUNT = 'set -e; mount --bind "$1" "$1"; mount -o remount,ro,bind "$1"'
 READ_ONLY_FOLDER = READ_ONLY_MOUNT + """
 exec "$2" -c 'import sys
-from arena.storage import Store
+from arena.storage import open_store
 from arena.errors import StorageError
 try:
-    with Store(sys.argv[1], readonly=True) as store:
+    with open_store(sys.argv[1], readonly=True) as store:
         print([t.id for t in store.tournaments()])
 except StorageError as exc:
     print("error:", exc)' "$1/a.db"
@@ -760,14 +761,14 @@ def test_a_database_in_a_read_only_folder_can_still_be_read(tmp_path: Path) -> N
     -wal file beside it can not be read there, which the error says."""
     clean = tmp_path / "clean"
     clean.mkdir()
-    with Store(str(clean / "a.db")) as store:
+    with open_store(str(clean / "a.db")) as store:
         store.start_tournament("t", "t", "reactor", {}, "1")
     assert sorted(p.name for p in clean.iterdir() if not p.name.startswith(".")) == ["a.db"]
     assert read_in_read_only_folder(clean) == "['t']"
 
     pending = tmp_path / "pending"
     pending.mkdir()
-    with Store(str(tmp_path / "w.db")) as store:
+    with open_store(str(tmp_path / "w.db")) as store:
         store.db.execute("PRAGMA wal_autocheckpoint = 0")
         store.start_tournament("t", "t", "reactor", {}, "1")
         for suffix in ("", "-wal"):  # copied while the writer holds commits in its -wal file

@@ -18,7 +18,7 @@ import pytest
 
 from arena.execution import affinity
 from arena.errors import ConfigError
-from arena.storage import Store
+from arena.storage import Store, open_store
 from arena.tournament.scheduling import Pairing
 from arena.referee.standing import disqualified_seats, out_of_match
 from arena.tournament import Tournament, stored_results
@@ -96,7 +96,7 @@ def test_a_bot_named_without_a_path_must_be_registered_and_the_error_names_its_f
 
     spec = load_tournament(write(tmp_path, 'name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"'))
     db = tmp_path / "a.db"
-    with Store(str(db)) as store, pytest.raises(UnknownBot, match=r"field 'bots\[0\]': no bot named 'a'.*arena bots add"):
+    with open_store(str(db)) as store, pytest.raises(UnknownBot, match=r"field 'bots\[0\]': no bot named 'a'.*arena bots add"):
         Tournament(spec, store, db)
 
 
@@ -107,7 +107,7 @@ def test_a_name_not_registered_stops_the_run_before_any_bot_is_registered(tmp_pa
 
     text = f'name = "x"\ngame = "reactor"\n[[bots]]\nname = "good"\npath = "{RANDOM}"\n[[bots]]\nname = "typo"'
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         with pytest.raises(UnknownBot, match=r"field 'bots\[1\]': no bot named 'typo'"):
             Tournament(load_tournament(write(tmp_path, text)), store, db)
         assert not any(store.counts().values())
@@ -139,7 +139,7 @@ def results_of(db: Path) -> dict[str, tuple]:
 def test_round_robin_plays_every_rotation_and_resumes_idempotently(tmp_path: Path) -> None:
     spec = load_tournament(write(tmp_path, random_field(4, games=2)))
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         outcome = Tournament(spec, store, db).run(workers=1)
         assert outcome.errors == []
         # 4 tables of 3 bots, 3 rotations each, 2 repetitions: 24 one-game Reactor matches.
@@ -152,7 +152,7 @@ def test_round_robin_plays_every_rotation_and_resumes_idempotently(tmp_path: Pat
 
 def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
         with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2\); rename the tournament"):
             Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
@@ -171,7 +171,7 @@ def test_a_file_that_writes_out_defaults_resumes_its_tournament(tmp_path: Path) 
     spelled = (random_field(3).replace(keg, 'game = "powder-keg"\nvariants = ["simpler-double", "short-hands"]\n'
                                             'points = 3')
                .replace('mode = "none"', 'mode = "none"\nmemory_mb = 1024\nprocesses = 32'))
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         Tournament(load_tournament(write(tmp_path, plain)), store, db)
         Tournament(load_tournament(write(tmp_path, spelled, "u.toml")), store, db)  # no ConfigError
         with pytest.raises(ConfigError, match=r"points: stored none, file 2"):
@@ -187,7 +187,7 @@ def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_pat
     head, _, bots = text.partition("[[bots]]")
     entries = ["[[bots]]" + entry for entry in bots.split("[[bots]]")]
     reordered = head + "".join(reversed(entries))
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
         again = Tournament(load_tournament(write(tmp_path, reordered, "u.toml")), store, db).run(workers=1)
     assert first.played > 0 and (again.played, again.skipped) == (0, first.played)
@@ -202,14 +202,14 @@ def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: P
         if progress.games_done >= 2:
             raise KeyboardInterrupt
 
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         first = Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, db)
         with pytest.raises(KeyboardInterrupt):
             first.run(workers=1, on_progress=interrupt)
         resumed = Tournament(load_tournament(write(tmp_path, random_field(3, games=2, extra="concurrent = 2"),
                                                    "u.toml")), store, db).run(workers=1)
         assert resumed.errors == [] and resumed.played > 0 and resumed.skipped >= 2
-    with Store(str(fresh)) as store:
+    with open_store(str(fresh)) as store:
         Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, fresh).run(workers=1)
     assert results_of(db) == results_of(fresh)
 
@@ -225,19 +225,19 @@ def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path
             + "".join(f'[[bots]]\nname = "r{i}"\npath = "{RANDOM}"\n' for i in range(2)))
     spec = load_tournament(write(tmp_path, text))
     reference, db = tmp_path / "ref.db", tmp_path / "a.db"
-    with Store(str(reference)) as store:
+    with open_store(str(reference)) as store:
         assert Tournament(spec, store, reference).run(workers=1).errors == []
 
     def interrupt(progress) -> None:
         if progress.games_done >= 2:  # both faulty games stored: the bot is out of the match
             raise KeyboardInterrupt
 
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         with pytest.raises(KeyboardInterrupt):
             Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
         assert Tournament(spec, store, db).run(workers=1).errors == []
     assert results_of(db) == results_of(reference)
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         games = store.games(tournament="dq", limit=None)
     assert len(games) > 2 and all(disqualified_seats(g.forfeited, g.collateral) == [0]
                                for g in games if g.id.endswith(("-g2", "-g3")))
@@ -254,7 +254,7 @@ def test_a_match_where_every_bot_is_disqualified_ends_and_stays_complete(tmp_pat
             + "".join(f'[[bots]]\nname = "b{i}"\npath = "{broken}"\n' for i in range(2)))
     spec = load_tournament(write(tmp_path, text))
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         first = Tournament(spec, store, db).run(workers=1)
         assert first.errors == [] and first.played == 2
         seen = []
@@ -302,7 +302,7 @@ def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
                            env=env, capture_output=True, text=True, check=True)
     assert f"{60 - len(partial)} games played now, {len(partial)} already stored" in rerun.stdout
     assert results_of(cut) == expected
-    with Store(str(cut)) as a, Store(str(whole)) as b:
+    with open_store(str(cut)) as a, open_store(str(whole)) as b:
         for game_id in list(expected)[:10]:
             ra, rb = a.game_record(game_id), b.game_record(game_id)
             assert ra["decisions"] == rb["decisions"] or [d["action"] for d in ra["decisions"]] == [d["action"] for d in rb["decisions"]]
@@ -311,7 +311,7 @@ def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
 def test_swiss_tournament_runs_and_resumes(tmp_path: Path) -> None:
     spec = load_tournament(write(tmp_path, random_field(7, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')))
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         outcome = Tournament(spec, store, db).run(workers=1)
         assert outcome.errors == []
         # 7 bots at 3-seat tables: 2 tables and a bye each round.
@@ -326,7 +326,7 @@ def test_swiss_plays_its_short_tables_with_fewer_seats(tmp_path: Path) -> None:
     text = random_field(8, seats=3, extra='format = "swiss"\nrounds = 2\nrotations = false\nmin_seats = 2')
     spec = load_tournament(write(tmp_path, text))
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         outcome = Tournament(spec, store, db).run(workers=1)
         assert outcome.errors == [] and outcome.played == 6
         assert store.tournament("t").status == "finished"
@@ -373,7 +373,7 @@ def test_a_swiss_round_is_worth_as_much_at_a_short_table(tmp_path: Path) -> None
     now each bot's mean over its table's matches: at most 1, 0.5 a bot on average at any table."""
     text = random_field(5, seats=3, extra='format = "swiss"\nrounds = 1\nmin_seats = 2')
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
         assert tournament.run(workers=1).errors == []
         played = stored_pairings(store, "t")
@@ -391,7 +391,7 @@ def test_a_swiss_game_where_nobody_played_gives_no_points(tmp_path: Path) -> Non
     crash = ROOT / "tests" / "bots" / "zoo_crash_start.py"
     text = random_field(3, seats=3, extra='format = "swiss"\nrounds = 1').replace(str(RANDOM), str(crash))
     db = tmp_path / "c.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
         tournament.run(workers=1)
         played = stored_pairings(store, "t")
@@ -412,7 +412,7 @@ def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path)
         if progress.games_done >= 2:
             raise KeyboardInterrupt
 
-    with Store(str(old)) as store:
+    with open_store(str(old)) as store:
         Tournament(load_tournament(write(tmp_path, text)), store, old)
         spec = dict(store.tournament("t").spec)
         assert spec.pop("schedule") == 2
@@ -423,7 +423,7 @@ def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path)
             legacy.run(workers=1, on_progress=interrupt)
         resumed = Tournament(load_tournament(write(tmp_path, text)), store, old).run(workers=1)
         assert resumed.errors == [] and store.tournament("t").status == "finished"
-    with Store(str(new)) as store:
+    with open_store(str(new)) as store:
         assert Tournament(load_tournament(write(tmp_path, text)), store, new).run(workers=1).errors == []
 
     def sizes(db: Path) -> list[int]:
@@ -439,7 +439,7 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
     and ends where an uninterrupted run does."""
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')
     whole = tmp_path / "whole.db"
-    with Store(str(whole)) as store:
+    with open_store(str(whole)) as store:
         assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
     db = tmp_path / "s.db"
     real = Tournament._execute
@@ -451,7 +451,7 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
             pairings = pairings[:1]
         real(self, pairings, workers, progress, on_progress, errors, cluster)
 
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         monkeypatch.setattr(Tournament, "_execute", one_match_fails)
         first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
         assert first.played == 1 and "swiss round 1 is incomplete" in first.errors[-1]
@@ -468,7 +468,7 @@ def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path
 
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
         real = tournament_module.swiss_round
 
@@ -509,7 +509,7 @@ def test_each_worker_keeps_its_table_on_one_cpu(tmp_path: Path, workers: int) ->
                            f'[sandbox]\nmode = "none"\n{bots}')
     db = tmp_path / "arena.db"
     before = affinity.available_cpus()
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         outcome = Tournament(load_tournament(spec), store, db).run(workers=workers)
         assert outcome.errors == [] and outcome.played == 12
         seen: set[int] = set()
@@ -643,14 +643,14 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
 
     text = random_field(4, games=12, name="lost")
     whole = tmp_path / "whole.db"
-    with Store(str(whole)) as store:
+    with open_store(str(whole)) as store:
         assert Tournament(load_tournament(write(tmp_path, text, "whole.toml")), store, whole).run(workers=2).errors == []
     db = tmp_path / "cut.db"
     spec = load_tournament(write(tmp_path, text, "cut.toml"))
     outcome = []
 
     def play() -> None:
-        with Store(str(db)) as store:  # SQLite connections belong to their thread
+        with open_store(str(db)) as store:  # SQLite connections belong to their thread
             outcome.append(Tournament(spec, store, db).run(workers=2))
 
     runner = threading.Thread(target=play, daemon=True)
@@ -675,7 +675,7 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
     with sqlite3.connect(db) as conn:
         counts = conn.execute("SELECT id, COUNT(*) FROM games GROUP BY id").fetchall()
     assert {n for _, n in counts} == {1} and len(counts) < 144
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         again = Tournament(spec, store, db).run(workers=2)
     assert again.errors == []
     assert results_of(db) == results_of(whole)
@@ -692,7 +692,7 @@ def test_ratings_are_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
     boards, histories = [], []
     for workers in (1, 2):
         db = tmp_path / f"w{workers}.db"
-        with Store(str(db)) as store:
+        with open_store(str(db)) as store:
             outcome = Tournament(load_tournament(write(tmp_path, text, f"w{workers}.toml")), store, db).run(workers=workers)
             assert outcome.errors == [] and outcome.played == 24
             boards.append([asdict(row) for row in outcome.leaderboard])
@@ -709,20 +709,20 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
 
     spec = load_tournament(write(tmp_path, random_field(3)))
     db = tmp_path / "a.db"
-    with Store(str(db)) as first, first.running("t"):
-        with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
+    with open_store(str(db)) as first, first.running("t"):
+        with open_store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
             Tournament(spec, second, db).run(workers=1)
         link = tmp_path / "link.db"  # the same database under another name is the same database
         link.symlink_to(db)
-        with Store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
+        with open_store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
             Tournament(spec, third, link).run(workers=1)
         hard = tmp_path / "hard.db"  # a second name of the same file: SQLite would keep two journals
         os.link(db, hard)
         for readonly in (False, True):
             with pytest.raises(StorageError, match="2 hard links"):
-                Store(str(hard), readonly=readonly)
+                open_store(str(hard), readonly=readonly)
         hard.unlink()
-    with Store(str(db)) as store:  # once the first is over, the tournament can be played
+    with open_store(str(db)) as store:  # once the first is over, the tournament can be played
         assert Tournament(spec, store, db).run(workers=1).errors == []
 
 
@@ -732,9 +732,9 @@ def test_long_database_and_tournament_names_still_get_their_locks(tmp_path: Path
     from arena.errors import StorageError
 
     db, tid = tmp_path / ("d" * 200 + ".db"), "t" * 64
-    with Store(str(db)) as first, first.running(tid):
+    with open_store(str(db)) as first, first.running(tid):
         assert first.being_played(tid) and not first.being_played("t" * 63)
-        with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
+        with open_store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
             with second.running(tid):
                 pass
         with second.running("t" * 63):  # another tournament of the same database: its own lock
@@ -757,7 +757,7 @@ def test_arena_tournaments_tells_a_running_tournament_from_an_interrupted_one(tm
         assert out.exit_code == 0, out.output
         return json.loads(out.stdout)[0]["status"]
 
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         Tournament(spec, store, db)  # registered, never played: as after a kill before any game
         assert status() == "interrupted"
         with store.running("t"):
@@ -775,10 +775,10 @@ def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_
 
     text = random_field(4, games=3)
     whole = tmp_path / "whole.db"
-    with Store(str(whole)) as store:
+    with open_store(str(whole)) as store:
         assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
     db = tmp_path / "full.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
         pages = store.db.execute("PRAGMA page_count").fetchone()[0]
         store.db.execute(f"PRAGMA max_page_count = {pages + 12}")
@@ -786,7 +786,7 @@ def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_
             tournament.run(workers=1)
         kept = store.db.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 0 < kept < len(results_of(whole))
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
         assert again.errors == [] and again.skipped == kept
     assert results_of(db) == results_of(whole)
@@ -806,7 +806,7 @@ def test_a_moved_project_resumes_and_a_changed_bot_keeps_its_stored_version(tmp_
 
     here, there = field(tmp_path / "here"), field(tmp_path / "there")
     db = tmp_path / "m.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         assert Tournament(load_tournament(here), store, db).run(workers=1).played == 3
         assert Tournament(load_tournament(there), store, db).run(workers=1).skipped == 3
         (tmp_path / "there" / "bot.py").write_text(RANDOM.read_text() + "\n# changed\n")
@@ -838,7 +838,7 @@ def test_a_path_that_changes_a_registered_bot_says_its_versions_share_a_rating(t
     a new version, rated with the old ones under the name: the run says so, not in silence."""
     db = tmp_path / "a.db"
     strong = ROOT / "bots" / "reactor_strong.py"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
         text = random_field(3, name="u").replace(f'name = "r0"\npath = "{RANDOM}"', f'name = "r0"\npath = "{strong}"')
         with caplog.at_level("WARNING"):
@@ -856,7 +856,7 @@ def test_a_swiss_match_is_worth_the_mean_of_its_games(tmp_path: Path) -> None:
     text = (f'name = "kswiss"\ngame = "powder-keg"\nformat = "swiss"\nseats = 2\nrounds = 2\npoints = 2\n'
             f'rotations = false\nseed = 3\n[sandbox]\nmode = "none"\n{bots}')
     db = tmp_path / "k.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
         outcome = tournament.run(workers=1)
         done = stored_results(store, tournament.id)

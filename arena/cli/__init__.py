@@ -253,14 +253,14 @@ JSON_HELP = "Print JSON (the same as --format json)."
 def _store(db: Path, *, create: bool = False):
     """Open the database.  Only commands that write (``create``) make a new one: a read-only
     command given a path where there is none says so, instead of creating an empty database."""
-    from arena.errors import StorageError
-    from arena.storage import Store
+    from arena.errors import NoDatabase, StorageError
+    from arena.storage import open_store
 
-    if not create and not db.exists():
-        raise UsageError(f"no database at {db} (check --db; `arena run` and `arena bots add` create one)")
     try:
-        return Store(str(db), readonly=not create)
-    except StorageError as exc:  # not a file arena can use: a bad --db
+        return open_store(db, create=create, readonly=not create)
+    except NoDatabase as exc:
+        raise UsageError(f"{exc} (check --db; `arena run` and `arena bots add` create one)") from None
+    except StorageError as exc:  # not a store arena can use: a bad --db
         raise UsageError(str(exc)) from None
 
 

@@ -1,13 +1,16 @@
 """Storage: bots, tournaments and every finished game, kept so that a tournament resumes exactly
 and its ratings can always be recomputed.
 
-Owns the database and everything that knows its layout: the rows it takes and hands back
-(:mod:`.rows`), how records are encoded (:mod:`.records`), the SQLite schema and its migrations
-(:mod:`.schema`), lock files (:mod:`.locks`), the SQLite store (:mod:`.sqlite`), and the bot
-registry (:mod:`.registry`).  It may import ``arena.core``, ``arena.bots`` and ``arena.errors``,
-never the referee, the tournament or the CLI.
+The layers above see the :class:`Store` interface (:mod:`.store`) and the rows it takes and
+hands back (:mod:`.rows`), and reach a store with :func:`open_store`, which picks the backend by
+the location's scheme (:mod:`.backends`).  SQLite is the one backend (:mod:`.sqlite`, with its
+schema and migrations in :mod:`.schema` and its lock files in :mod:`.locks`); :mod:`.records`
+encodes what is stored, and :mod:`.registry` registers bots and writes them out to run.
+May import ``arena.core``, ``arena.bots`` and ``arena.errors``; never the referee, the
+tournament or the CLI.
 """
 
+from arena.storage.backends import open_store, store_exists
 from arena.storage.records import content_sha256, decode_record, encode_record, seat_results
 from arena.storage.rows import (
     BotSummary,
@@ -20,14 +23,9 @@ from arena.storage.rows import (
     SeatResult,
     Tournament,
 )
-from arena.storage.schema import RATING_ORDER_SQL, STEPS
-from arena.storage.sqlite import BUSY_TIMEOUT_MS, DEFAULT_PATH, Store
+from arena.storage.store import Store
 
 __all__ = [
-    "BUSY_TIMEOUT_MS",
-    "DEFAULT_PATH",
-    "RATING_ORDER_SQL",
-    "STEPS",
     "BotSummary",
     "BotVersion",
     "GameRow",
@@ -41,5 +39,7 @@ __all__ = [
     "content_sha256",
     "decode_record",
     "encode_record",
+    "open_store",
     "seat_results",
+    "store_exists",
 ]

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
@@ -41,7 +43,7 @@ import orjson
 from sqlite_utils import Database
 
 from arena.core.faults import FaultRecord
-from arena.errors import StorageError, UnknownBot
+from arena.errors import NoDatabase, StorageError, UnknownBot
 from arena.storage import schema
 from arena.storage.locks import file_lock, sidecar
 from arena.storage.records import content_sha256, decode_record, encode_record
@@ -56,8 +58,11 @@ from arena.storage.rows import (
     SeatResult,
     Tournament,
 )
+from arena.storage.store import Store
 
 DEFAULT_PATH = "arena.db"
+MEMORY = ":memory:"  # SQLite's name for a database that lives in this connection only
+URL = "sqlite://"  # sqlite:///PATH names a file (PATH relative, or absolute with a fourth slash)
 # A second writer waits this long for the lock before giving up with "database is locked".
 BUSY_TIMEOUT_MS = 10_000
 CACHE_KB = 256
@@ -69,6 +74,13 @@ def _now() -> str:
 
 def _canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _check_folder(path: str) -> None:
+    """A database file can only be made in a folder that exists."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise StorageError(f"no folder {folder} for the database {path}; create it, or pass another file")
 
 
 def _refuse_hard_links(path: str) -> None:
@@ -87,23 +99,59 @@ def _refuse_hard_links(path: str) -> None:
         )
 
 
-class Store:
-    """The arena database.  ``Store(":memory:")`` or ``Store(memory=True)`` for tests."""
+def _file(location: str) -> str:
+    """The database file a location names, or :data:`MEMORY`: a path as it is, ``:memory:``, or
+    a URL as SQLAlchemy spells them: ``sqlite:///arena.db``, ``sqlite:////srv/arena.db``,
+    ``sqlite://`` (in memory)."""
+    if location[:len(URL)].lower() != URL:
+        return location
+    rest = location[len(URL):]
+    if not rest:
+        return MEMORY
+    if not rest.startswith("/"):
+        raise StorageError(f"{location} names a host, but a SQLite database is a file: sqlite:///PATH "
+                           "(three slashes; four for an absolute path, as in sqlite:////srv/arena.db)")
+    if rest == "/":
+        raise StorageError(f"{location} names no file; give one, as in sqlite:///arena.db")
+    return rest[1:]
 
-    def __init__(self, path: str | Path = DEFAULT_PATH, *, memory: bool = False, readonly: bool = False) -> None:
-        """``readonly``: open an existing arena database for reading only (no schema change, no
-        WAL switch; a file that is not an arena database is refused, never converted)."""
-        self.path = ":memory:" if memory or str(path) == ":memory:" else str(path)
+
+class SqliteStore(Store):
+    """The arena database in one SQLite file (or in memory, for tests and throwaway runs)."""
+
+    @classmethod
+    def open(cls, location: str, *, create: bool = True, readonly: bool = False) -> SqliteStore:
+        """The database at ``location`` (see :func:`_file` for the spellings)."""
+        path = _file(location)
+        if (readonly or not create) and (path == MEMORY or not os.path.exists(path)):
+            raise NoDatabase(f"no database at {location}")
+        return cls(path, readonly=readonly)
+
+    @classmethod
+    def exists(cls, location: str) -> bool:
+        """Whether the file is there; a database in memory never is before it is opened."""
+        path = _file(location)
+        if path == MEMORY:
+            return False
+        if os.path.exists(path):
+            return True
+        _check_folder(path)
+        return False
+
+    def __init__(self, path: str, *, readonly: bool = False) -> None:
+        """``path``: a file, or :data:`MEMORY`.  ``readonly``: open an existing arena database for
+        reading only (no schema change, no WAL switch; a file that is not an arena database is
+        refused, never converted)."""
+        self.path = path
+        self._bot_cache: Path | None = None  # made on first use, for a database in memory
         try:
-            if self.path == ":memory:":
+            if self.path == MEMORY:
                 self.db = Database(memory=True)
             else:
                 if Path(self.path).is_dir():
                     raise StorageError(f"{self.path} is a directory; give a database file such as {DEFAULT_PATH}")
                 _refuse_hard_links(self.path)
-                folder = Path(self.path).parent
-                if not folder.is_dir():
-                    raise StorageError(f"no folder {folder} for the database {self.path}; create it, or pass another file")
+                _check_folder(self.path)
                 if readonly:
                     self.db = self._connect_readonly()
                 else:
@@ -114,7 +162,7 @@ class Store:
                 self._check_readable()
                 if schema.migrations().pending(self.db):
                     self._upgrade()
-            elif self.path != ":memory:":
+            elif self.path != MEMORY:
                 # Two processes opening a new (or older) file at once would both create (or
                 # upgrade) its schema: one at a time.
                 with file_lock(sidecar(self.path, "lock")):
@@ -169,7 +217,7 @@ class Store:
         if not os.access(self.path, os.W_OK):
             raise StorageError(f"{self.path} was written by an older arena and must be upgraded, which needs write "
                                "access: open it once with a command that writes (e.g. `arena run`)")
-        Store(self.path).close()
+        SqliteStore(self.path).close()
         self.db = self._connect_readonly()
         self.db.execute("PRAGMA foreign_keys = ON")
 
@@ -193,7 +241,7 @@ class Store:
         """Hold the right to play ``tournament`` on this database: a second run of it at the same
         time (which would play its matches twice and store games after a match was over) is
         refused.  The lock dies with the process, however it ends."""
-        if self.path == ":memory:":
+        if self.path == MEMORY:
             yield
             return
         try:
@@ -208,7 +256,7 @@ class Store:
     def being_played(self, tournament: str) -> bool:
         """Whether a process is playing ``tournament`` on this database now (holds its
         :meth:`running` lock).  Takes nothing and creates nothing, so a read-only store may ask."""
-        if self.path == ":memory:":
+        if self.path == MEMORY:
             return False
         try:
             fd = os.open(sidecar(self.path, f"{tournament}.lock"), os.O_RDONLY)
@@ -235,14 +283,22 @@ class Store:
             migrations.apply(self.db)
 
     def close(self) -> None:
-        """Close the connection (a WAL file is checkpointed when the last one closes)."""
+        """Close the connection (a WAL file is checkpointed when the last one closes), and remove
+        the bot cache of a database in memory."""
         self.db.close()
+        if self._bot_cache is not None:
+            shutil.rmtree(self._bot_cache, ignore_errors=True)
+            self._bot_cache = None
 
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def bot_cache(self) -> Path:
+        """``.arena-bots`` beside the database file (the databases of a folder share it: each
+        version is written once, named by bot, version and hash); for a database in memory, a
+        private temporary folder that :meth:`close` removes."""
+        if self.path != MEMORY:
+            return Path(self.path).resolve().parent / ".arena-bots"
+        if self._bot_cache is None:
+            self._bot_cache = Path(tempfile.mkdtemp(prefix="arena-bots-"))
+        return self._bot_cache
 
     @property
     def schema_version(self) -> int:
@@ -297,7 +353,7 @@ class Store:
         """Close the store and delete its file with its WAL, shared memory and lock files (for a
         database that was created by mistake; the caller checks that it holds nothing)."""
         self.close()
-        if self.path == ":memory:":
+        if self.path == MEMORY:
             return
         for name in (self.path, f"{self.path}-wal", f"{self.path}-shm", sidecar(self.path, "lock")):
             with suppress(FileNotFoundError):
@@ -630,11 +686,6 @@ class Store:
         """Each seat's stderr log of one game."""
         rows = self.db.execute("SELECT seat, stderr FROM logs WHERE game_id = ? ORDER BY seat", [game_id])
         return dict(rows.fetchall())
-
-    def results(self, tournament: str | None = None, game: str | None = None) -> list[ResultRow]:
-        """Every seat result in rating order (see :meth:`iter_results`), optionally of one
-        tournament or one game (by name, e.g. ``"reactor"``): the input of the ratings."""
-        return list(self.iter_results(tournament, game))
 
     def iter_results(self, tournament: str | None = None, game: str | None = None) -> Iterator[ResultRow]:
         """:meth:`results` as a stream, so rating a long tournament needs no list of every row.
