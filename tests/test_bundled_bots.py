@@ -27,7 +27,7 @@ def test_bundled_bots_rank_in_order_of_strength(tmp_path: Path, game: str, prefi
     )
     db = tmp_path / "arena.db"
     with open_store(str(db)) as store:
-        outcome = Tournament(load_tournament(spec_file), store, db).run(workers=2)
+        outcome = Tournament(load_tournament(spec_file), store).run(workers=2)
     assert outcome.errors == []
     board = {row.bot: row for row in outcome.leaderboard}
     assert all(row.faults == {} for row in outcome.leaderboard)

@@ -543,7 +543,7 @@ def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
             raise KeyboardInterrupt
 
     with open_store(str(db)) as store, pytest.raises(KeyboardInterrupt):
-        Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
+        Tournament(spec, store).run(workers=1, on_progress=interrupt)
     partial = arena("ratings", "--db", str(db), "--format", "csv")
     assert partial.returncode == 0 and partial.stdout.startswith("rank,bot")
     assert partial.stderr == ("note: tournament t is not finished (interrupted, or playing now): these ratings "

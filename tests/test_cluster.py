@@ -31,7 +31,7 @@ from test_tournament import ROOT, random_field, results_of, write  # noqa: E402
 def run_tournament(tmp_path: Path, text: str, db_name: str, **kwargs) -> TournamentOutcome:
     db = tmp_path / db_name
     with open_store(str(db)) as store:
-        return Tournament(load_tournament(write(tmp_path, text, f"{db_name}.toml")), store, db).run(**kwargs)
+        return Tournament(load_tournament(write(tmp_path, text, f"{db_name}.toml")), store).run(**kwargs)
 
 
 def stored_games(db: Path) -> int:

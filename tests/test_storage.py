@@ -151,6 +151,24 @@ def test_a_file_that_is_not_a_database_reads_well(tmp_path):
         open_store(tmp_path)
 
 
+def test_the_bot_cache_is_beside_the_file_or_private_to_a_database_in_memory(tmp_path):
+    """Stored bots are written out to run where the store says: beside a database file (beside
+    the file a symlink names), or for a database in memory a folder of its own, which closing
+    the store removes."""
+    real = tmp_path / "data" / "a.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    with open_store(real) as s, open_store(link) as through_link:
+        assert s.bot_cache() == through_link.bot_cache() == real.parent.resolve() / ".arena-bots"
+    with open_store(":memory:") as a, open_store("sqlite://") as b:
+        cache = a.bot_cache()
+        assert cache.is_dir() and a.bot_cache() == cache and b.bot_cache() != cache
+        (cache / "bot.py").write_text("print()")
+        other = b.bot_cache()
+    assert not cache.exists() and not other.exists()
+
+
 def test_games_are_append_only(store):
     add(store, "g1", add_bots(store), [1, 2, 3])
     for sql in ("UPDATE games SET capped = 1", "DELETE FROM games", "UPDATE results SET place = 1",

@@ -97,7 +97,7 @@ def test_a_bot_named_without_a_path_must_be_registered_and_the_error_names_its_f
     spec = load_tournament(write(tmp_path, 'name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"'))
     db = tmp_path / "a.db"
     with open_store(str(db)) as store, pytest.raises(UnknownBot, match=r"field 'bots\[0\]': no bot named 'a'.*arena bots add"):
-        Tournament(spec, store, db)
+        Tournament(spec, store)
 
 
 def test_a_name_not_registered_stops_the_run_before_any_bot_is_registered(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_a_name_not_registered_stops_the_run_before_any_bot_is_registered(tmp_pa
     db = tmp_path / "a.db"
     with open_store(str(db)) as store:
         with pytest.raises(UnknownBot, match=r"field 'bots\[1\]': no bot named 'typo'"):
-            Tournament(load_tournament(write(tmp_path, text)), store, db)
+            Tournament(load_tournament(write(tmp_path, text)), store)
         assert not any(store.counts().values())
 
 
@@ -140,26 +140,40 @@ def test_round_robin_plays_every_rotation_and_resumes_idempotently(tmp_path: Pat
     spec = load_tournament(write(tmp_path, random_field(4, games=2)))
     db = tmp_path / "a.db"
     with open_store(str(db)) as store:
-        outcome = Tournament(spec, store, db).run(workers=1)
+        outcome = Tournament(spec, store).run(workers=1)
         assert outcome.errors == []
         # 4 tables of 3 bots, 3 rotations each, 2 repetitions: 24 one-game Reactor matches.
         assert outcome.played == 24 and outcome.skipped == 0
         assert [r.games for r in outcome.leaderboard] == [18, 18, 18, 18]
-        again = Tournament(spec, store, db).run(workers=1)
+        again = Tournament(spec, store).run(workers=1)
         assert again.played == 0 and again.skipped == 24
         assert store.tournament("t").status == "finished"
+
+
+def test_a_tournament_in_memory_runs_its_bots_from_a_folder_of_its_own(tmp_path: Path) -> None:
+    """The store says where its bots are written out to run: a database in memory has no folder
+    beside it, so it gets a private one (it was .arena-bots in whatever folder the run started
+    in), removed when the store closes."""
+    spec = load_tournament(write(tmp_path, random_field(3)))
+    with open_store(":memory:") as store:
+        tournament = Tournament(spec, store)
+        cache = store.bot_cache()
+        assert all(Path(bot.expose[0]).is_relative_to(cache) for bot in tournament.versions.values())
+        outcome = tournament.run(workers=1)
+        assert outcome.errors == [] and outcome.played == 3
+    assert not cache.exists()
 
 
 def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     with open_store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
+        Tournament(load_tournament(write(tmp_path, random_field(3))), store)
         with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2\); rename the tournament"):
-            Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
+            Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store)
         changed = random_field(4, games=2).replace('seed = 5', 'seed = 6')
         with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2; seed: stored 5, file 6; "
                                               r"bots: stored r0, r1, r2, file r0, r1, r2, r3\)"):
-            Tournament(load_tournament(write(tmp_path, changed, "v.toml")), store, db)
+            Tournament(load_tournament(write(tmp_path, changed, "v.toml")), store)
 
 
 def test_a_file_that_writes_out_defaults_resumes_its_tournament(tmp_path: Path) -> None:
@@ -172,11 +186,11 @@ def test_a_file_that_writes_out_defaults_resumes_its_tournament(tmp_path: Path) 
                                             'points = 3')
                .replace('mode = "none"', 'mode = "none"\nmemory_mb = 1024\nprocesses = 32'))
     with open_store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, plain)), store, db)
-        Tournament(load_tournament(write(tmp_path, spelled, "u.toml")), store, db)  # no ConfigError
+        Tournament(load_tournament(write(tmp_path, plain)), store)
+        Tournament(load_tournament(write(tmp_path, spelled, "u.toml")), store)  # no ConfigError
         with pytest.raises(ConfigError, match=r"points: stored none, file 2"):
             Tournament(load_tournament(write(tmp_path, spelled.replace("points = 3", "points = 2"), "v.toml")),
-                       store, db)
+                       store)
 
 
 def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_path: Path) -> None:
@@ -188,8 +202,8 @@ def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_pat
     entries = ["[[bots]]" + entry for entry in bots.split("[[bots]]")]
     reordered = head + "".join(reversed(entries))
     with open_store(str(db)) as store:
-        first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
-        again = Tournament(load_tournament(write(tmp_path, reordered, "u.toml")), store, db).run(workers=1)
+        first = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
+        again = Tournament(load_tournament(write(tmp_path, reordered, "u.toml")), store).run(workers=1)
     assert first.played > 0 and (again.played, again.skipped) == (0, first.played)
 
 
@@ -203,14 +217,14 @@ def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: P
             raise KeyboardInterrupt
 
     with open_store(str(db)) as store:
-        first = Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, db)
+        first = Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store)
         with pytest.raises(KeyboardInterrupt):
             first.run(workers=1, on_progress=interrupt)
         resumed = Tournament(load_tournament(write(tmp_path, random_field(3, games=2, extra="concurrent = 2"),
-                                                   "u.toml")), store, db).run(workers=1)
+                                                   "u.toml")), store).run(workers=1)
         assert resumed.errors == [] and resumed.played > 0 and resumed.skipped >= 2
     with open_store(str(fresh)) as store:
-        Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, fresh).run(workers=1)
+        Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store).run(workers=1)
     assert results_of(db) == results_of(fresh)
 
 
@@ -226,7 +240,7 @@ def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path
     spec = load_tournament(write(tmp_path, text))
     reference, db = tmp_path / "ref.db", tmp_path / "a.db"
     with open_store(str(reference)) as store:
-        assert Tournament(spec, store, reference).run(workers=1).errors == []
+        assert Tournament(spec, store).run(workers=1).errors == []
 
     def interrupt(progress) -> None:
         if progress.games_done >= 2:  # both faulty games stored: the bot is out of the match
@@ -234,8 +248,8 @@ def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path
 
     with open_store(str(db)) as store:
         with pytest.raises(KeyboardInterrupt):
-            Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
-        assert Tournament(spec, store, db).run(workers=1).errors == []
+            Tournament(spec, store).run(workers=1, on_progress=interrupt)
+        assert Tournament(spec, store).run(workers=1).errors == []
     assert results_of(db) == results_of(reference)
     with open_store(str(db)) as store:
         games = store.games(tournament="dq", limit=None)
@@ -255,10 +269,10 @@ def test_a_match_where_every_bot_is_disqualified_ends_and_stays_complete(tmp_pat
     spec = load_tournament(write(tmp_path, text))
     db = tmp_path / "a.db"
     with open_store(str(db)) as store:
-        first = Tournament(spec, store, db).run(workers=1)
+        first = Tournament(spec, store).run(workers=1)
         assert first.errors == [] and first.played == 2
         seen = []
-        again = Tournament(spec, store, db).run(workers=1, on_progress=lambda progress: seen.append(progress))
+        again = Tournament(spec, store).run(workers=1, on_progress=lambda progress: seen.append(progress))
         assert again.played == 0 and again.skipped == 2
         assert seen[-1].matches_done == 1 and seen[-1].matches_played == 0  # not opened again
         games = store.games(tournament="allout", limit=None)
@@ -312,12 +326,12 @@ def test_swiss_tournament_runs_and_resumes(tmp_path: Path) -> None:
     spec = load_tournament(write(tmp_path, random_field(7, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')))
     db = tmp_path / "s.db"
     with open_store(str(db)) as store:
-        outcome = Tournament(spec, store, db).run(workers=1)
+        outcome = Tournament(spec, store).run(workers=1)
         assert outcome.errors == []
         # 7 bots at 3-seat tables: 2 tables and a bye each round.
         assert outcome.played == 6
         assert sum(r.games for r in outcome.leaderboard) == 18
-        assert Tournament(spec, store, db).run(workers=1).played == 0
+        assert Tournament(spec, store).run(workers=1).played == 0
 
 
 def test_swiss_plays_its_short_tables_with_fewer_seats(tmp_path: Path) -> None:
@@ -327,7 +341,7 @@ def test_swiss_plays_its_short_tables_with_fewer_seats(tmp_path: Path) -> None:
     spec = load_tournament(write(tmp_path, text))
     db = tmp_path / "s.db"
     with open_store(str(db)) as store:
-        outcome = Tournament(spec, store, db).run(workers=1)
+        outcome = Tournament(spec, store).run(workers=1)
         assert outcome.errors == [] and outcome.played == 6
         assert store.tournament("t").status == "finished"
     sizes = sorted(len(seats) for seats in results_of(db).values())
@@ -374,7 +388,7 @@ def test_a_swiss_round_is_worth_as_much_at_a_short_table(tmp_path: Path) -> None
     text = random_field(5, seats=3, extra='format = "swiss"\nrounds = 1\nmin_seats = 2')
     db = tmp_path / "s.db"
     with open_store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         assert tournament.run(workers=1).errors == []
         played = stored_pairings(store, "t")
         assert sorted(Counter((p.round, p.table) for p in played).values()) == [2, 3]  # rotations of 2 and of 3
@@ -392,7 +406,7 @@ def test_a_swiss_game_where_nobody_played_gives_no_points(tmp_path: Path) -> Non
     text = random_field(3, seats=3, extra='format = "swiss"\nrounds = 1').replace(str(RANDOM), str(crash))
     db = tmp_path / "c.db"
     with open_store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         tournament.run(workers=1)
         played = stored_pairings(store, "t")
         assert played and all(len(r.forfeits) == 3 for m in stored_results(store, "t").results.values()
@@ -413,18 +427,18 @@ def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path)
             raise KeyboardInterrupt
 
     with open_store(str(old)) as store:
-        Tournament(load_tournament(write(tmp_path, text)), store, old)
+        Tournament(load_tournament(write(tmp_path, text)), store)
         spec = dict(store.tournament("t").spec)
         assert spec.pop("schedule") == 2
         store.db.execute("UPDATE tournaments SET spec = ? WHERE id = 't'", [json.dumps(spec)])
-        legacy = Tournament(load_tournament(write(tmp_path, text)), store, old)
+        legacy = Tournament(load_tournament(write(tmp_path, text)), store)
         assert legacy.schedule == 1
         with pytest.raises(KeyboardInterrupt):
             legacy.run(workers=1, on_progress=interrupt)
-        resumed = Tournament(load_tournament(write(tmp_path, text)), store, old).run(workers=1)
+        resumed = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert resumed.errors == [] and store.tournament("t").status == "finished"
     with open_store(str(new)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text)), store, new).run(workers=1).errors == []
+        assert Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1).errors == []
 
     def sizes(db: Path) -> list[int]:
         return sorted(len(seats) for seats in results_of(db).values())
@@ -440,7 +454,7 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')
     whole = tmp_path / "whole.db"
     with open_store(str(whole)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
+        assert Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1).errors == []
     db = tmp_path / "s.db"
     real = Tournament._execute
 
@@ -453,10 +467,10 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
 
     with open_store(str(db)) as store:
         monkeypatch.setattr(Tournament, "_execute", one_match_fails)
-        first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        first = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert first.played == 1 and "swiss round 1 is incomplete" in first.errors[-1]
         monkeypatch.setattr(Tournament, "_execute", real)
-        again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        again = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert again.errors == [] and (again.played, again.skipped) == (5, 1)
     assert results_of(db) == results_of(whole)
 
@@ -469,7 +483,7 @@ def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
     db = tmp_path / "s.db"
     with open_store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         real = tournament_module.swiss_round
 
         def other_seats(*args, **kwargs):
@@ -480,7 +494,7 @@ def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path
 
         monkeypatch.setattr(tournament_module, "swiss_round", other_seats)
         with pytest.raises(ConfigError, match="do not follow its schedule"):
-            Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+            Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
 
 
 def test_worker_logs_reach_the_coordinator(tmp_path: Path) -> None:
@@ -510,7 +524,7 @@ def test_each_worker_keeps_its_table_on_one_cpu(tmp_path: Path, workers: int) ->
     db = tmp_path / "arena.db"
     before = affinity.available_cpus()
     with open_store(str(db)) as store:
-        outcome = Tournament(load_tournament(spec), store, db).run(workers=workers)
+        outcome = Tournament(load_tournament(spec), store).run(workers=workers)
         assert outcome.errors == [] and outcome.played == 12
         seen: set[int] = set()
         for game in store.games(tournament="pin", limit=100):
@@ -644,14 +658,14 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
     text = random_field(4, games=12, name="lost")
     whole = tmp_path / "whole.db"
     with open_store(str(whole)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text, "whole.toml")), store, whole).run(workers=2).errors == []
+        assert Tournament(load_tournament(write(tmp_path, text, "whole.toml")), store).run(workers=2).errors == []
     db = tmp_path / "cut.db"
     spec = load_tournament(write(tmp_path, text, "cut.toml"))
     outcome = []
 
     def play() -> None:
         with open_store(str(db)) as store:  # SQLite connections belong to their thread
-            outcome.append(Tournament(spec, store, db).run(workers=2))
+            outcome.append(Tournament(spec, store).run(workers=2))
 
     runner = threading.Thread(target=play, daemon=True)
     runner.start()
@@ -676,7 +690,7 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
         counts = conn.execute("SELECT id, COUNT(*) FROM games GROUP BY id").fetchall()
     assert {n for _, n in counts} == {1} and len(counts) < 144
     with open_store(str(db)) as store:
-        again = Tournament(spec, store, db).run(workers=2)
+        again = Tournament(spec, store).run(workers=2)
     assert again.errors == []
     assert results_of(db) == results_of(whole)
 
@@ -693,7 +707,7 @@ def test_ratings_are_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
     for workers in (1, 2):
         db = tmp_path / f"w{workers}.db"
         with open_store(str(db)) as store:
-            outcome = Tournament(load_tournament(write(tmp_path, text, f"w{workers}.toml")), store, db).run(workers=workers)
+            outcome = Tournament(load_tournament(write(tmp_path, text, f"w{workers}.toml")), store).run(workers=workers)
             assert outcome.errors == [] and outcome.played == 24
             boards.append([asdict(row) for row in outcome.leaderboard])
             histories.append([(p.seq, p.game_id, p.bot, p.mu, p.sigma) for p in store.rating_history("same")])
@@ -711,11 +725,11 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
     db = tmp_path / "a.db"
     with open_store(str(db)) as first, first.running("t"):
         with open_store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
-            Tournament(spec, second, db).run(workers=1)
+            Tournament(spec, second).run(workers=1)
         link = tmp_path / "link.db"  # the same database under another name is the same database
         link.symlink_to(db)
         with open_store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
-            Tournament(spec, third, link).run(workers=1)
+            Tournament(spec, third).run(workers=1)
         hard = tmp_path / "hard.db"  # a second name of the same file: SQLite would keep two journals
         os.link(db, hard)
         for readonly in (False, True):
@@ -723,7 +737,7 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
                 open_store(str(hard), readonly=readonly)
         hard.unlink()
     with open_store(str(db)) as store:  # once the first is over, the tournament can be played
-        assert Tournament(spec, store, db).run(workers=1).errors == []
+        assert Tournament(spec, store).run(workers=1).errors == []
 
 
 def test_long_database_and_tournament_names_still_get_their_locks(tmp_path: Path) -> None:
@@ -758,12 +772,12 @@ def test_arena_tournaments_tells_a_running_tournament_from_an_interrupted_one(tm
         return json.loads(out.stdout)[0]["status"]
 
     with open_store(str(db)) as store:
-        Tournament(spec, store, db)  # registered, never played: as after a kill before any game
+        Tournament(spec, store)  # registered, never played: as after a kill before any game
         assert status() == "interrupted"
         with store.running("t"):
             assert store.being_played("t") and status() == "running"
         assert not store.being_played("t") and status() == "interrupted"
-        Tournament(spec, store, db).run(workers=1)
+        Tournament(spec, store).run(workers=1)
     assert status() == "finished"
 
 
@@ -776,10 +790,10 @@ def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_
     text = random_field(4, games=3)
     whole = tmp_path / "whole.db"
     with open_store(str(whole)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
+        assert Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1).errors == []
     db = tmp_path / "full.db"
     with open_store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         pages = store.db.execute("PRAGMA page_count").fetchone()[0]
         store.db.execute(f"PRAGMA max_page_count = {pages + 12}")
         with pytest.raises(StorageError, match="full"):
@@ -787,7 +801,7 @@ def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_
         kept = store.db.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 0 < kept < len(results_of(whole))
     with open_store(str(db)) as store:
-        again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        again = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert again.errors == [] and again.skipped == kept
     assert results_of(db) == results_of(whole)
 
@@ -807,11 +821,11 @@ def test_a_moved_project_resumes_and_a_changed_bot_keeps_its_stored_version(tmp_
     here, there = field(tmp_path / "here"), field(tmp_path / "there")
     db = tmp_path / "m.db"
     with open_store(str(db)) as store:
-        assert Tournament(load_tournament(here), store, db).run(workers=1).played == 3
-        assert Tournament(load_tournament(there), store, db).run(workers=1).skipped == 3
+        assert Tournament(load_tournament(here), store).run(workers=1).played == 3
+        assert Tournament(load_tournament(there), store).run(workers=1).skipped == 3
         (tmp_path / "there" / "bot.py").write_text(RANDOM.read_text() + "\n# changed\n")
         with caplog.at_level("WARNING", logger="arena.tournament"):
-            tournament = Tournament(load_tournament(there), store, db)
+            tournament = Tournament(load_tournament(there), store)
         assert "bot 'r0'" in caplog.text and "is not the version tournament" in caplog.text and "goes on with that one (version 1" in caplog.text
         assert tournament.run(workers=1).skipped == 3
         assert store.bot("r0").version == 1  # the changed file was not registered as a new version
@@ -839,10 +853,10 @@ def test_a_path_that_changes_a_registered_bot_says_its_versions_share_a_rating(t
     db = tmp_path / "a.db"
     strong = ROOT / "bots" / "reactor_strong.py"
     with open_store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
+        Tournament(load_tournament(write(tmp_path, random_field(3))), store)
         text = random_field(3, name="u").replace(f'name = "r0"\npath = "{RANDOM}"', f'name = "r0"\npath = "{strong}"')
         with caplog.at_level("WARNING"):
-            Tournament(load_tournament(write(tmp_path, text, "u.toml")), store, db)
+            Tournament(load_tournament(write(tmp_path, text, "u.toml")), store)
         assert store.bot("r0").version == 2
     assert [r.getMessage() for r in caplog.records if "version 2" in r.getMessage()] == [
         f"bot 'r0': {strong} is not the content registered before, so it is stored as version 2; ratings are per "
@@ -857,7 +871,7 @@ def test_a_swiss_match_is_worth_the_mean_of_its_games(tmp_path: Path) -> None:
             f'rotations = false\nseed = 3\n[sandbox]\nmode = "none"\n{bots}')
     db = tmp_path / "k.db"
     with open_store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         outcome = tournament.run(workers=1)
         done = stored_results(store, tournament.id)
         matches = len(done.results)

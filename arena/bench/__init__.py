@@ -434,7 +434,7 @@ def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool) -> t
 
     spec = load_tournament(file)
     with open_store(db) as store:
-        tournament = Tournament(spec, store, db)
+        tournament = Tournament(spec, store)
         t0 = time.perf_counter()
         outcome = tournament.run(workers=workers)
         seconds = time.perf_counter() - t0

@@ -494,7 +494,7 @@ def run(
     new_db = not db.exists()
     with _sigint_here_only(), _store(db, create=True) as store, _unless_used(store, new_db):
         try:
-            tournament = Tournament(spec, store, db)
+            tournament = Tournament(spec, store)
             outcome = tournament.run(workers=workers, on_progress=on_progress, cluster=cluster)
         except KeyboardInterrupt as exc:
             bar.close()
