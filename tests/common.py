@@ -3,7 +3,9 @@ this machine has.  (Fixtures are in conftest.py; this module is imported by name
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 
 from arena.bots.spec import BotSpec
 from arena.sandbox import sandbox_available
+from arena.storage import open_store, schema
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT_DIR = ROOT / "bots"
@@ -51,3 +54,21 @@ def bot_processes(tag: str) -> list[str]:
         if tag in cmd:
             found.append(f"{pid}: {cmd}")
     return found
+
+
+STORED_TABLES = ("bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings")
+
+
+def as_released(source: Path, target: Path, steps: int) -> None:
+    """Make ``target`` a database of the first ``steps`` schema steps only, holding what
+    ``source`` holds in the columns those steps made: what an arena of that release had stored.
+    Opening it with this code then upgrades it, as a user's old database is upgraded."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(schema, "STEPS", schema.STEPS[:steps])
+        open_store(target).close()
+    with contextlib.closing(sqlite3.connect(target)) as conn:
+        conn.execute("ATTACH DATABASE ? AS source", [str(source)])
+        for table in STORED_TABLES:
+            columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA main.table_info({table})"))
+            conn.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM source.{table} ORDER BY rowid")
+        conn.commit()

@@ -25,11 +25,12 @@ from hypothesis import strategies as st
 from arena import storage
 from arena.errors import StorageError, UnknownBot
 from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
+from arena.core import ids
 from arena.core.faults import FaultRecord
 from arena.referee.standing import disqualified_seats
 from arena.storage import GameRow, SeatResult, Store, open_store, seat_results
 
-from common import ROOT
+from common import ROOT, as_released
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
 CMD = ["python", "{file}"]
 
@@ -87,7 +88,7 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 3
+        assert s.schema_version == len(storage.schema.STEPS) == 4
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "faults_game"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
@@ -414,30 +415,55 @@ def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
     assert [f.collateral for _, f in store.tournament_faults("none")] == []
 
 
-def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch):
+def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path):
     """Schema step 3 adds ``faults.collateral``; the faults stored before it were collateral
     when their message ended as the referee then wrote it, and only then."""
+    with open_store(tmp_path / "games.db") as games:
+        a, b = add_bots(games, 2)
+        games.start_tournament("t", "T", "reactor", {}, 1)
+        add(games, "g1", [a, b], [2, 1], tournament="t")
     path = tmp_path / "old.db"
-    released = storage.schema.STEPS
-    monkeypatch.setattr(storage.schema, "STEPS", released[:2])
-    with open_store(path) as old:
-        a, b = add_bots(old, 2)
-        old.start_tournament("t", "T", "reactor", {}, 1)
-        add(old, "g1", [a, b], [2, 1], tournament="t")
-        messages = ["no answer in 2000 ms",
-                    "no answer in 2000 ms (in game t/r1-t1-s0-g0, played at the same time; the bot was stopped)",
-                    "the bot said: played at the same time; the bot was stopped"]  # its own words, not the note
-        for message in messages:
-            old.db.execute("INSERT INTO faults (game_id, seat, bot, kind, message) VALUES ('g1', 0, 'bot0', 'timeout', ?)",
-                           [message])
-        old.db.conn.commit()
-    monkeypatch.setattr(storage.schema, "STEPS", released)
+    as_released(tmp_path / "games.db", path, steps=2)
+    messages = ["no answer in 2000 ms",
+                "no answer in 2000 ms (in game t/r1-t1-s0-g0, played at the same time; the bot was stopped)",
+                "the bot said: played at the same time; the bot was stopped"]  # its own words, not the note
+    with sqlite3.connect(path) as old:
+        old.executemany("INSERT INTO faults (game_id, seat, bot, kind, message) VALUES ('g1', 0, 'bot0', 'timeout', ?)",
+                        [[message] for message in messages])
+    old.close()
+    steps = len(storage.schema.STEPS)
     with open_store(path, readonly=True) as reader:  # a read-only command upgrades it first: its queries need the column
-        assert reader.schema_version == 3 and [g.faults for g in reader.games()] == [3]
+        assert reader.schema_version == steps and [g.faults for g in reader.games()] == [3]
     with open_store(path) as upgraded:
-        assert upgraded.schema_version == 3
+        assert upgraded.schema_version == steps
         assert [(f.message, f.collateral) for _, f in upgraded.tournament_faults("t")] == [
             (messages[0], False), (messages[1], True), (messages[2], False)]
+
+
+def test_an_upgraded_file_gives_its_games_their_match_ids(tmp_path):
+    """Schema step 4 adds ``games.match_id``; a game stored before it gets the match its id
+    names, read as :class:`arena.core.ids.GameId` reads it (an id of another form has none),
+    and storage orders by the column from then on."""
+    game_ids = ["cup/r1-t2-s0-g3", "cup/r1-t1-s0-g10", "cup/r1-t1-s1-g0", "a-g1-g2", "g1", "adhoc", "x-g", "-g5",
+                "cup/r1-t1-s1-gx1", "cup/r1-t1-s1-G4"]
+    with open_store(tmp_path / "games.db") as games:
+        bots = add_bots(games, 2)
+        for game_id in game_ids:
+            add(games, game_id, bots, [1, 2])  # no match_id given: the column stays empty here
+    as_released(tmp_path / "games.db", tmp_path / "old.db", steps=3)
+
+    def match(game_id: str) -> str | None:
+        try:
+            return ids.GameId.parse(game_id).match
+        except ValueError:
+            return None
+
+    with open_store(tmp_path / "old.db") as upgraded:
+        assert dict(upgraded.db.execute("SELECT id, match_id FROM games").fetchall()) == {
+            game_id: match(game_id) for game_id in game_ids}
+        assert match("cup/r1-t1-s0-g10") == "cup/r1-t1-s0" and match("x-g") is None  # the grammar, as a check
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # the trigger is back
+            upgraded.db.execute("UPDATE games SET match_id = 'x'")
 
 
 def test_save_ratings_replaces_a_tournaments_history(store):
@@ -460,11 +486,12 @@ def test_save_ratings_replaces_a_tournaments_history(store):
 def add_scheduled(store: Store, tournament: str | None, round: int, table: int, rotation: int, game: int,
                   versions: list, places: list[int]) -> bool:
     """A game as a tournament stores it: a schedule id (``r1-t2-s0-g3``) and its parts as columns."""
-    game_id = f"{tournament or 'adhoc'}/r{round}-t{table}-s{rotation}-g{game}"
+    match = ids.match_id(tournament or "adhoc", f"r{round}-t{table}-s{rotation}")
+    game_id = ids.game_id(match, game)
     winner = places.index(1) if places.count(1) == 1 else None
     record = make_record(game_id, [v.name for v in versions], places, winner, decisions=2)
     row = GameRow(id=game_id, game="reactor", seats=[v.id for v in versions], winner=winner, record=record,
-                  tournament=tournament, round=round, table_no=table, match_game=game)
+                  tournament=tournament, round=round, table_no=table, match_id=match, match_game=game)
     return store.add_game(row, seat_results(record))
 
 
@@ -543,22 +570,24 @@ def rating_plan(store: Store, tournament: str | None) -> list[str]:
                                                 {"t": tournament, "g": None})]
 
 
-def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("steps", [1, 3], ids=["before-the-rating-order", "before-match-ids"])
+def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_path, steps):
     """A file written before the rating order existed (schema step 1 only, games in commit
-    order) is upgraded on opening: its games come in schedule order, read down the new index
-    without a sort (no temp B-tree), however large the tournament."""
-    path = tmp_path / "old.db"
-    released = storage.schema.STEPS
-    monkeypatch.setattr(storage.schema, "STEPS", released[:1])
-    with open_store(path) as old:
-        bots = add_bots(old, 4)
-        old.start_tournament("t", "T", "reactor", {}, 1)
+    order), or before games had a match id (steps 1-3: the order cut it out of the game id), is
+    upgraded on opening: its games come in schedule order, read down the index without a sort
+    (no temp B-tree), however large the tournament."""
+    with open_store(tmp_path / "games.db") as games:
+        bots = add_bots(games, 4)
+        games.start_tournament("t", "T", "reactor", {}, 1)
         for game in reversed(a_small_tournament(bots)):
-            add_scheduled(old, *game)
-        assert old.schema_version == 1
-    monkeypatch.setattr(storage.schema, "STEPS", released)
+            add_scheduled(games, *game)
+    path = tmp_path / "old.db"
+    as_released(tmp_path / "games.db", path, steps)
+    with sqlite3.connect(path) as old:
+        assert old.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == steps
+    old.close()
     with open_store(path) as upgraded, open_store(tmp_path / "new.db") as new:
-        assert upgraded.schema_version == len(released)
+        assert upgraded.schema_version == len(storage.schema.STEPS)
         indexes = {r[0] for r in upgraded.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "games_schedule" in indexes and "games_tournament" not in indexes
         bots = add_bots(new, 4)

@@ -25,7 +25,7 @@ from arena.tournament import Tournament, stored_results
 from arena.tournament.file import load_tournament
 
 from common import RANDOM_PATH as RANDOM
-from common import ROOT
+from common import ROOT, as_released
 ARENA = [sys.executable, "-m", "arena.cli"]
 
 
@@ -412,6 +412,47 @@ def test_a_swiss_game_where_nobody_played_gives_no_points(tmp_path: Path) -> Non
         assert played and all(len(r.forfeits) == 3 for m in stored_results(store, "t").results.values()
                               for r in m.values())
         assert set(tournament.standings(played).values()) == {0}
+
+
+MATCHES_OF_GAMES = ('name = "t"\ngame = "powder-keg"\nseats = 3\npoints = 2\nseed = 4\n[sandbox]\nmode = "none"\n'
+                    + "".join(f'[[bots]]\nname = "r{i}"\npath = "{RANDOM}"\n' for i in range(3)))
+
+
+@pytest.mark.parametrize("text", [MATCHES_OF_GAMES, random_field(7, extra='format = "swiss"\nrounds = 2\nrotations = false\n'
+                                                                          'min_seats = 2')],
+                         ids=["matches-of-games", "swiss"])
+def test_a_database_of_the_released_schema_upgrades_and_resumes_exactly(tmp_path: Path, text: str) -> None:
+    """Existing databases open and resume: one written by the released arena (schema steps 1-3,
+    where only a game's id said which match it was part of) is upgraded by this one, rates its
+    games in the same order, and resumes to the results and ratings of an uninterrupted run,
+    its upgraded games holding the match ids the runner gives them now."""
+    spec = load_tournament(write(tmp_path, text))
+    with open_store(tmp_path / "whole.db") as store:
+        assert Tournament(spec, store).run(workers=1).errors == []
+        history = store.rating_history("t")
+
+    def interrupt(progress) -> None:
+        if progress.games_done >= 4:  # within a match of games; within the second Swiss round
+            raise KeyboardInterrupt
+
+    with open_store(tmp_path / "cut.db") as store:
+        with pytest.raises(KeyboardInterrupt):
+            Tournament(spec, store).run(workers=1, on_progress=interrupt)
+        order = list(dict.fromkeys(r.game_id for r in store.results(tournament="t")))
+    whole = results_of(tmp_path / "whole.db")
+    assert 4 <= len(order) < len(whole)
+    as_released(tmp_path / "cut.db", tmp_path / "old.db", steps=3)
+    with open_store(tmp_path / "old.db") as store:
+        assert list(dict.fromkeys(r.game_id for r in store.results(tournament="t"))) == order
+        resumed = Tournament(spec, store).run(workers=1)
+        assert resumed.errors == [] and resumed.played == len(whole) - len(order)
+        assert store.rating_history("t") == history
+    assert results_of(tmp_path / "old.db") == whole
+    match_ids = "SELECT id, match_id FROM games ORDER BY id"
+    with sqlite3.connect(tmp_path / "old.db") as upgraded, sqlite3.connect(tmp_path / "whole.db") as reference:
+        assert upgraded.execute(match_ids).fetchall() == reference.execute(match_ids).fetchall()
+    upgraded.close()
+    reference.close()
 
 
 def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path) -> None:

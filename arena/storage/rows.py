@@ -50,7 +50,11 @@ class Tournament:
 
 @dataclass(frozen=True, slots=True)
 class GameRow:
-    """A finished game as the coordinator hands it over; ``seats`` are bot version ids."""
+    """A finished game as the coordinator hands it over; ``seats`` are bot version ids.
+
+    ``round``, ``table_no``, ``match_id`` (the match as the runner names it, None for a game of
+    no match) and ``match_game`` place the game in its schedule: the rating order.  Storage
+    orders by them and never reads them out of ``id``."""
 
     id: str
     game: str
@@ -62,6 +66,7 @@ class GameRow:
     capped: bool = False
     round: int | None = None
     table_no: int | None = None
+    match_id: str | None = None
     match_game: int = 0
     seed: str | int | None = None
     started: str | None = None

@@ -125,9 +125,10 @@ def _v1_initial(db: Database) -> None:
 
 
 def _match_key(column: str = "id") -> str:
-    """SQL for a game's match within its table: the game id without its trailing game number,
-    e.g. ``cup/r2-t3-s1-g`` for ``cup/r2-t3-s1-g10`` (the number is ordered as ``match_game``, so
-    game 10 comes after game 9).  The index and the query must spell it alike to match."""
+    """SQL for a game's match within its table, read from the game's id as the runner wrote it
+    up to version 3: the id without its trailing game number, e.g. ``cup/r2-t3-s1-g`` for
+    ``cup/r2-t3-s1-g10`` (the number is ordered as ``match_game``, so game 10 comes after game
+    9).  Used by the released steps 2 and 4 only: since version 4 a game's match is a column."""
     return f"rtrim({column}, '0123456789')"
 
 
@@ -157,20 +158,42 @@ def _v3_collateral_faults(db: Database) -> None:
                " WHERE message LIKE '%(in game %, played at the same time; the bot was stopped)'")
 
 
+def _v4_match_ids(db: Database) -> None:
+    """Version 4: ``games.match_id``, the match a game belongs to as the tournament runner names
+    it (:func:`arena.core.ids.match_id`), so that the schedule index and the rating order no
+    longer cut it out of the game id.
+
+    Games stored before are given theirs here, from their ids in the grammar the runner wrote
+    them in, ``{match}-g{n}`` (:class:`arena.core.ids.GameId`): the one place storage reads an
+    id.  An id of any other form belongs to no match (NULL), and is ordered by its game number
+    and id as before.  The index in schedule order is made again on the column."""
+    db.execute("ALTER TABLE games ADD COLUMN match_id TEXT")
+    # Games are append-only; the trigger steps aside for this one fill, within the step's
+    # transaction, and comes back as it was.
+    db.execute("DROP TRIGGER games_no_update")
+    stem = _match_key()  # the id without its number: "{match}-g"
+    db.execute(f"UPDATE games SET match_id = substr({stem}, 1, length({stem}) - 2)"
+               f" WHERE {stem} <> id AND substr({stem}, -2) = '-g' AND length({stem}) > 2")
+    db.execute("CREATE TRIGGER games_no_update BEFORE UPDATE ON games"
+               " BEGIN SELECT RAISE(ABORT, 'games are append-only'); END")
+    db.execute("DROP INDEX games_schedule")
+    db.execute("CREATE INDEX games_schedule ON games (tournament, round, table_no, match_id, match_game, id)")
+
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
-STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults]
+STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results
-# of the rounds before it), table by table, match by match (its seat rotation), then game by game
-# within the match; the game id breaks any remaining tie.  ``g.rowid`` changes nothing in the
+# of the rounds before it), table by table, match by match (its seat rotation; ``match_id`` as
+# the runner stored it), then game by game within the match; the game id breaks any remaining tie.  ``g.rowid`` changes nothing in the
 # order (ids are unique) but tells SQLite that each game is one group, so the walk down
 # ``games_schedule`` and the results' primary key needs no sort (no temp B-tree): the rows stream.
 RATING_ORDER_SQL = (
     "SELECT r.game_id, g.seq, g.tournament, g.game, r.seat, r.bot, r.bot_version_id, r.place,"
     " r.points, r.forfeited FROM games g JOIN results r ON r.game_id = g.id"
     " WHERE g.tournament IS :t AND (:g IS NULL OR g.game = :g)"
-    f" ORDER BY g.round, g.table_no, {_match_key('g.id')}, g.match_game, g.id, g.rowid, r.seat"
+    " ORDER BY g.round, g.table_no, g.match_id, g.match_game, g.id, g.rowid, r.seat"
 )
 
 

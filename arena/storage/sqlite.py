@@ -549,13 +549,13 @@ class SqliteStore(Store):
                 bots = self._seat_bots(game)
                 self.db.execute(
                     "INSERT INTO games (id, seq, tournament, game, variants, players, seats, round, table_no,"
-                    " match_game, seed, started, finished, capped, winner, duration_ms, record)"
+                    " match_id, match_game, seed, started, finished, capped, winner, duration_ms, record)"
                     " VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM games), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                    " ?, ?, ?, ?)",
+                    " ?, ?, ?, ?, ?)",
                     [game.id, game.tournament, game.game, orjson.dumps(list(game.variants)).decode(),
                      len(game.seats), orjson.dumps(list(game.seats)).decode(), game.round, game.table_no,
-                     game.match_game, game.seed, game.started, game.finished or _now(), int(game.capped),
-                     game.winner, game.duration_ms, blob],
+                     game.match_id, game.match_game, game.seed, game.started, game.finished or _now(),
+                     int(game.capped), game.winner, game.duration_ms, blob],
                 )
                 self.db.conn.executemany(
                     "INSERT INTO results (game_id, seat, bot_version_id, bot, place, points, forfeited)"

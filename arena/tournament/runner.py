@@ -421,6 +421,7 @@ class Tournament:
             capped=result["capped"],
             round=task.pairing.round,
             table_no=task.pairing.table,
+            match_id=task.match_id,
             match_game=report.index,
             seed=record["seed"],
             started=report.started,
