@@ -295,6 +295,35 @@ def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: l
     assert list(tmp_path.iterdir()) == []  # and none was created
 
 
+@pytest.mark.parametrize("command", [["run", "FILE"], ["bots", "add", RANDOM, "--name", "x", "--game", "reactor"],
+                                     ["ratings"], ["games"], ["replay", "r1-t1-s0-g0"], ["tournaments"],
+                                     ["bots", "list"], ["bots", "show", "x"]])
+def test_every_db_option_refuses_an_unknown_scheme_in_one_line(tmp_path: Path, command: list[str]) -> None:
+    """--db is a location that the store's backends read: a scheme none of them has is a bad
+    argument, refused before any work (no bot checked, nothing created)."""
+    spec = random_tournament(tmp_path)
+    args = [str(spec) if word == "FILE" else word for word in command]
+    result = arena(*args, "--db", "postgres://db.example/arena")
+    one_line_error(result, 2, "unknown storage scheme postgres:// in postgres://db.example/arena",
+                   "known: sqlite://", "sqlite:///PATH")
+    assert result.stdout == "" and list(tmp_path.iterdir()) == [spec]
+
+
+def test_a_database_url_or_memory_as_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sqlite:///PATH is the file PATH (relative, or absolute with a fourth slash); :memory: plays
+    a tournament kept nowhere, its bots written out to a folder of its own (not .arena-bots in
+    the folder the run started in)."""
+    monkeypatch.chdir(tmp_path)
+    spec = random_tournament(tmp_path, "u")
+    assert "2 games played now, 0 already stored, in :memory:" in ok("run", str(spec), "--db", ":memory:", "--quiet")
+    assert list(tmp_path.iterdir()) == [spec]
+    ok("run", str(spec), "--db", f"sqlite:///{tmp_path / 'u.db'}", "--quiet")  # sqlite:////tmp/...
+    listing = ok("games", "--db", "u.db", "--format", "json")
+    assert len(json.loads(listing)) == 2
+    assert ok("games", "--db", "sqlite:///u.db", "--format", "json") == listing
+    assert "0 games played now, 2 already stored" in ok("run", str(spec), "--db", "SQLITE:///u.db", "--quiet")
+
+
 def test_a_run_refused_before_storing_anything_leaves_no_new_database(tmp_path: Path) -> None:
     """A tournament file naming an unregistered bot fails once the database is open; a new
     database it created is removed again (with its WAL and lock files), an existing one is kept."""
