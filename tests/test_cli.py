@@ -26,10 +26,10 @@ from arena.games import REGISTRY
 from arena.games.record import replay
 from arena.cli.jsonio import read_jsonl
 from arena.core.names import NAME_RULE
-from arena.storage import open_store
+from arena.storage import backends, open_store
 from arena.tournament.file import load_tournament
 
-from common import RANDOM, ROOT
+from common import RANDOM, ROOT, InterfaceOnly
 runner = CliRunner()
 
 
@@ -322,6 +322,22 @@ def test_a_database_url_or_memory_as_db(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(json.loads(listing)) == 2
     assert ok("games", "--db", "sqlite:///u.db", "--format", "json") == listing
     assert "0 games played now, 2 already stored" in ok("run", str(spec), "--db", "SQLITE:///u.db", "--quiet")
+
+
+def test_the_commands_ask_nothing_of_a_store_beyond_its_interface(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command that takes --db works on a backend that offers the Store interface and
+    nothing else (tests/common.InterfaceOnly), and says what it says of the same database given
+    as a file: another backend is a module and a line in the table, not an edit of the CLI."""
+    monkeypatch.setitem(backends.BACKENDS, "interface", InterfaceOnly)
+    db = tmp_path / "i.db"
+    via = f"interface://{db}"
+    assert "registered solo version 1" in ok("bots", "add", RANDOM, "--name", "solo", "--game", "reactor",
+                                             "--db", via, "--sandbox", "none")
+    assert "2 games played now" in ok("run", str(random_tournament(tmp_path, "i")), "--db", via, "--quiet")
+    for command in (["ratings"], ["games"], ["tournaments"], ["bots", "list"], ["bots", "show", "p0"],
+                    ["replay", "i/r1-t1-s0-g0"]):
+        assert ok(*command, "--db", via) == ok(*command, "--db", str(db)), command
 
 
 def test_a_run_refused_before_storing_anything_leaves_no_new_database(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import inspect
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -23,14 +24,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import storage
-from arena.errors import StorageError, UnknownBot
+from arena.errors import NoDatabase, StorageError, UnknownBot
 from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
 from arena.core import ids
 from arena.core.faults import FaultRecord
 from arena.referee.standing import disqualified_seats
-from arena.storage import GameRow, SeatResult, Store, open_store, seat_results
+from arena.storage import GameRow, SeatResult, Store, backends, open_store, seat_results, store_exists
+from arena.storage.sqlite import SqliteStore
 
-from common import ROOT, as_released
+from common import ROOT, InterfaceOnly, as_released
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
 CMD = ["python", "{file}"]
 
@@ -141,6 +143,51 @@ def test_memory_store_every_spelling():
             assert s.path == ":memory:" and s.schema_version == len(storage.schema.STEPS)
             add_bots(s, 1)
             assert s.counts()["bots"] == 1
+
+
+def test_open_store_picks_the_backend_by_the_scheme(tmp_path, monkeypatch):
+    """One line in the table makes a backend: its scheme's locations go to it, whole; a location
+    without a scheme is a SQLite file as before, a path object included."""
+    monkeypatch.setitem(backends.BACKENDS, "interface", InterfaceOnly)
+    location = f"interface://{tmp_path / 'a.db'}"
+    assert store_exists(location) is False
+    with open_store(location) as store:
+        assert type(store) is InterfaceOnly
+        add_bots(store, 2)
+    assert store_exists(location) and store_exists(tmp_path / "a.db")
+    with open_store(location, readonly=True) as store:
+        assert [b.name for b in store.bots()] == ["bot0", "bot1"]
+    with open_store(tmp_path / "a.db", readonly=True) as store, open_store(str(tmp_path / "a.db")) as same:
+        assert type(store) is type(same) is SqliteStore and store.bots() == same.bots()
+
+
+@pytest.mark.parametrize(("location", "words"), [
+    ("postgres://db.example/arena", ["unknown storage scheme postgres:// in postgres://db.example/arena",
+                                     "(known: sqlite://)", "sqlite:///PATH"]),
+    ("S3://bucket/arena.db", ["unknown storage scheme s3://"]),
+    ("sqlite://host/arena.db", ["names a host", "sqlite:///PATH"]),
+    ("sqlite:///", ["names no file"]),
+])
+def test_a_location_no_backend_can_open_is_one_clear_line(location, words):
+    for attempt in (lambda: open_store(location), lambda: store_exists(location),
+                    lambda: open_store(location, readonly=True)):
+        with pytest.raises(StorageError) as err:
+            attempt()
+        assert "\n" not in str(err.value) and all(word in str(err.value) for word in words), str(err.value)
+
+
+def test_only_a_writing_open_makes_a_database(tmp_path, monkeypatch):
+    """A read-only open (and one that must not create) of a location with no database is
+    NoDatabase, a StorageError naming the location as given; nothing is made there."""
+    monkeypatch.chdir(tmp_path)
+    for location in ("new.db", "sqlite:///new.db", f"sqlite:///{tmp_path}/new.db", ":memory:", "sqlite://"):
+        for flags in ({"readonly": True}, {"create": False}, {"create": True, "readonly": True}):
+            with pytest.raises(NoDatabase, match=f"^no database at {re.escape(location)}$"):
+                open_store(location, **flags)
+        assert list(tmp_path.iterdir()) == []
+    with pytest.raises(StorageError, match=f"no folder {re.escape(str(tmp_path / 'no'))} for the database"):
+        store_exists(tmp_path / "no" / "new.db")
+    assert store_exists(tmp_path / "new.db") is False and list(tmp_path.iterdir()) == []
 
 
 def test_a_file_that_is_not_a_database_reads_well(tmp_path):
@@ -602,15 +649,16 @@ def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_pat
                 assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
-def test_only_storage_imports_sqlite_utils():
-    offenders = []
+def test_only_the_sqlite_store_imports_sqlite_utils():
+    """Style rule 9, within storage too: the SQLite store and its schema, not the interface."""
+    importers = set()
     for path in (ROOT / "arena").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if any(n.split(".")[0] == "sqlite_utils" for n in names) and path.parent.name != "storage":
-                offenders.append(str(path))
-    assert offenders == []
+            if any(n.split(".")[0] == "sqlite_utils" for n in names):
+                importers.add(path.relative_to(ROOT).as_posix())
+    assert importers == {"arena/storage/sqlite.py", "arena/storage/schema.py"}
 
 
 # --- processes ------------------------------------------------------------------------------
