@@ -37,3 +37,19 @@ def file_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     finally:
         os.close(fd)  # releases the lock
 
+
+
+def is_locked(path: Path) -> bool:
+    """Whether some process holds :func:`file_lock` on ``path``; takes nothing and creates
+    nothing (a lock file that is not there was never taken, or predates lock files)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

@@ -27,7 +27,6 @@ the same dict.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import sqlite3
@@ -45,7 +44,7 @@ from sqlite_utils import Database
 from arena.core.faults import FaultRecord
 from arena.errors import NoDatabase, StorageError, UnknownBot
 from arena.storage import schema
-from arena.storage.locks import file_lock, sidecar
+from arena.storage.locks import file_lock, is_locked, sidecar
 from arena.storage.records import content_sha256, decode_record, encode_record
 from arena.storage.rows import (
     BotSummary,
@@ -258,17 +257,7 @@ class SqliteStore(Store):
         :meth:`running` lock).  Takes nothing and creates nothing, so a read-only store may ask."""
         if self.path == MEMORY:
             return False
-        try:
-            fd = os.open(sidecar(self.path, f"{tournament}.lock"), os.O_RDONLY)
-        except FileNotFoundError:
-            return False  # never played here, or played before the lock files existed
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            os.close(fd)
-        return False
+        return is_locked(sidecar(self.path, f"{tournament}.lock"))
 
     def _migrate(self) -> None:
         migrations = schema.migrations()
