@@ -22,3 +22,7 @@ class UnknownBot(ArenaError):
 
 class StorageError(ArenaError):
     """The database cannot be opened, or holds something unexpected."""
+
+
+class NoDatabase(StorageError):
+    """No database where one must already be (a read-only command given a new location)."""

@@ -3,14 +3,20 @@ this machine has.  (Fixtures are in conftest.py; this module is imported by name
 
 from __future__ import annotations
 
+import abc
+import contextlib
 import os
+import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena.bots.spec import BotSpec
 from arena.sandbox import sandbox_available
+from arena.storage import Store, open_store, schema
+from arena.storage.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT_DIR = ROOT / "bots"
@@ -51,3 +57,54 @@ def bot_processes(tag: str) -> list[str]:
         if tag in cmd:
             found.append(f"{pid}: {cmd}")
     return found
+
+
+STORED_TABLES = ("bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings")
+
+
+def as_released(source: Path, target: Path, steps: int) -> None:
+    """Make ``target`` a database of the first ``steps`` schema steps only, holding what
+    ``source`` holds in the columns those steps made: what an arena of that release had stored.
+    Opening it with this code then upgrades it, as a user's old database is upgraded."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(schema, "STEPS", schema.STEPS[:steps])
+        open_store(target).close()
+    with contextlib.closing(sqlite3.connect(target)) as conn:
+        conn.execute("ATTACH DATABASE ? AS source", [str(source)])
+        for table in STORED_TABLES:
+            columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA main.table_info({table})"))
+            conn.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM source.{table} ORDER BY rowid")
+        conn.commit()
+
+
+class InterfaceOnly(Store):
+    """A storage backend with the :class:`Store` interface and nothing else, for the scheme
+    ``interface://PATH``: each method hands on to a SQLite store at PATH, which stays out of
+    reach, so a caller that used anything of the SQLite store beyond the interface (``.db``,
+    ``.path``) fails.  Register it with ``monkeypatch.setitem(BACKENDS, "interface", InterfaceOnly)``."""
+
+    PREFIX = "interface://"
+
+    def __init__(self, inner: SqliteStore) -> None:
+        self._inner = inner
+
+    @classmethod
+    def open(cls, location: str, *, create: bool, readonly: bool) -> "InterfaceOnly":
+        return cls(SqliteStore.open(location.removeprefix(cls.PREFIX), create=create, readonly=readonly))
+
+    @classmethod
+    def exists(cls, location: str) -> bool:
+        return SqliteStore.exists(location.removeprefix(cls.PREFIX))
+
+
+def _handed_on(name: str) -> Any:
+    def method(self: InterfaceOnly, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self._inner, name)(*args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+for _name in InterfaceOnly.__abstractmethods__:
+    setattr(InterfaceOnly, _name, _handed_on(_name))
+abc.update_abstractmethods(InterfaceOnly)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from typer.testing import CliRunner
 
-from arena.storage import Store
+from arena.storage import Store, open_store
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -49,5 +49,5 @@ def cli() -> CliRunner:
 @pytest.fixture
 def memory_store() -> Iterator[Store]:
     """An empty arena database in memory."""
-    with Store(":memory:") as store:
+    with open_store(":memory:") as store:
         yield store

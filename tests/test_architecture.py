@@ -1,8 +1,9 @@
 """The layers import only downwards (ARCHITECTURE.md), and the protocol imports nothing from arena.
 
 The contracts are in pyproject.toml ([tool.importlinter]); import-linter reads every import of
-every module, those inside functions and under TYPE_CHECKING included.  The second test shows
-the check can fail: a copy of the tree with one import running upwards breaks it.
+every module, those inside functions and under TYPE_CHECKING included.  The other tests show
+the checks can fail: a copy of the tree with one import running upwards, or one reaching past
+storage's interface to its SQLite store, breaks them.
 """
 
 from __future__ import annotations
@@ -40,3 +41,18 @@ def test_an_import_that_runs_upwards_is_caught(tmp_path: Path) -> None:
     done = lint(copy)
     assert done.returncode != 0
     assert "arena.games is not allowed to import arena.storage" in done.stdout, done.stdout
+
+
+def test_an_import_past_the_store_interface_is_caught(tmp_path: Path) -> None:
+    """Storage's interface is the package (Store, open_store, the rows); the SQLite store is one
+    backend, which the layers above reach only through it."""
+    copy = tmp_path / "tree"
+    copy.mkdir()
+    for name in ("arena", "protocol"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", copy)
+    runner = copy / "arena" / "tournament" / "runner.py"
+    runner.write_text(runner.read_text() + "\n\ndef _past() -> None:\n    import arena.storage.sqlite  # noqa: F401\n")
+    done = lint(copy)
+    assert done.returncode != 0
+    assert "arena.tournament is not allowed to import arena.storage.sqlite" in done.stdout, done.stdout

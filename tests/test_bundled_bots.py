@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.storage import Store
+from arena.storage import open_store
 from arena.tournament import Tournament
 from arena.tournament.file import load_tournament
 
@@ -26,8 +26,8 @@ def test_bundled_bots_rank_in_order_of_strength(tmp_path: Path, game: str, prefi
         + "".join(f'[[bots]]\nname = "{name}"\npath = "{ROOT / "bots" / file}"\n' for name, file in bots.items())
     )
     db = tmp_path / "arena.db"
-    with Store(str(db)) as store:
-        outcome = Tournament(load_tournament(spec_file), store, db).run(workers=2)
+    with open_store(str(db)) as store:
+        outcome = Tournament(load_tournament(spec_file), store).run(workers=2)
     assert outcome.errors == []
     board = {row.bot: row for row in outcome.leaderboard}
     assert all(row.faults == {} for row in outcome.leaderboard)

@@ -27,10 +27,10 @@ from arena.games import REGISTRY
 from arena.games.record import replay
 from arena.cli.jsonio import read_jsonl
 from arena.core.names import NAME_RULE
-from arena.storage import Store
+from arena.storage import backends, open_store
 from arena.tournament.file import load_tournament
 
-from common import RANDOM, ROOT
+from common import RANDOM, ROOT, InterfaceOnly
 runner = CliRunner()
 
 
@@ -117,7 +117,7 @@ def test_bad_input_is_one_line_and_status_2(args: list[str], words: str) -> None
 
 def test_unknown_records_are_one_line_and_status_1(tmp_path: Path) -> None:
     db = str(tmp_path / "x.db")
-    Store(db).close()  # an empty database (read-only commands do not create one)
+    open_store(db).close()  # an empty database (read-only commands do not create one)
     for args, words in ((["replay", "nope", "--db", db], "no game nope"),
                         (["bots", "show", "ghost", "--db", db], "ghost"),
                         (["ratings", "--tournament", "nope", "--db", db], "no tournament 'nope'")):
@@ -296,6 +296,51 @@ def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: l
     assert list(tmp_path.iterdir()) == []  # and none was created
 
 
+@pytest.mark.parametrize("command", [["run", "FILE"], ["bots", "add", RANDOM, "--name", "x", "--game", "reactor"],
+                                     ["ratings"], ["games"], ["replay", "r1-t1-s0-g0"], ["tournaments"],
+                                     ["bots", "list"], ["bots", "show", "x"]])
+def test_every_db_option_refuses_an_unknown_scheme_in_one_line(tmp_path: Path, command: list[str]) -> None:
+    """--db is a location that the store's backends read: a scheme none of them has is a bad
+    argument, refused before any work (no bot checked, nothing created)."""
+    spec = random_tournament(tmp_path)
+    args = [str(spec) if word == "FILE" else word for word in command]
+    result = arena(*args, "--db", "postgres://db.example/arena")
+    one_line_error(result, 2, "unknown storage scheme postgres:// in postgres://db.example/arena",
+                   "known: sqlite://", "sqlite:///PATH")
+    assert result.stdout == "" and list(tmp_path.iterdir()) == [spec]
+
+
+def test_a_database_url_or_memory_as_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sqlite:///PATH is the file PATH (relative, or absolute with a fourth slash); :memory: plays
+    a tournament kept nowhere, its bots written out to a folder of its own (not .arena-bots in
+    the folder the run started in)."""
+    monkeypatch.chdir(tmp_path)
+    spec = random_tournament(tmp_path, "u")
+    assert "2 games played now, 0 already stored, in :memory:" in ok("run", str(spec), "--db", ":memory:", "--quiet")
+    assert list(tmp_path.iterdir()) == [spec]
+    ok("run", str(spec), "--db", f"sqlite:///{tmp_path / 'u.db'}", "--quiet")  # sqlite:////tmp/...
+    listing = ok("games", "--db", "u.db", "--format", "json")
+    assert len(json.loads(listing)) == 2
+    assert ok("games", "--db", "sqlite:///u.db", "--format", "json") == listing
+    assert "0 games played now, 2 already stored" in ok("run", str(spec), "--db", "SQLITE:///u.db", "--quiet")
+
+
+def test_the_commands_ask_nothing_of_a_store_beyond_its_interface(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command that takes --db works on a backend that offers the Store interface and
+    nothing else (tests/common.InterfaceOnly), and says what it says of the same database given
+    as a file: another backend is a module and a line in the table, not an edit of the CLI."""
+    monkeypatch.setitem(backends.BACKENDS, "interface", InterfaceOnly)
+    db = tmp_path / "i.db"
+    via = f"interface://{db}"
+    assert "registered solo version 1" in ok("bots", "add", RANDOM, "--name", "solo", "--game", "reactor",
+                                             "--db", via, "--sandbox", "none")
+    assert "2 games played now" in ok("run", str(random_tournament(tmp_path, "i")), "--db", via, "--quiet")
+    for command in (["ratings"], ["games"], ["tournaments"], ["bots", "list"], ["bots", "show", "p0"],
+                    ["replay", "i/r1-t1-s0-g0"]):
+        assert ok(*command, "--db", via) == ok(*command, "--db", str(db)), command
+
+
 def test_a_run_refused_before_storing_anything_leaves_no_new_database(tmp_path: Path) -> None:
     """A tournament file naming an unregistered bot fails once the database is open; a new
     database it created is removed again (with its WAL and lock files), an existing one is kept."""
@@ -305,7 +350,7 @@ def test_a_run_refused_before_storing_anything_leaves_no_new_database(tmp_path: 
     db = tmp_path / "new.db"
     one_line_error(arena("run", str(spec), "--db", str(db)), 1, "no bot named 'nobody'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.toml"]
-    Store(str(db)).close()  # a database that was there before: never removed
+    open_store(str(db)).close()  # a database that was there before: never removed
     one_line_error(arena("run", str(spec), "--db", str(db)), 1, "no bot named 'nobody'")
     assert db.exists()
 
@@ -314,7 +359,7 @@ def test_unknown_filter_values_are_errors(tmp_path: Path) -> None:
     """An unknown game is a bad argument listing the games; an unknown tournament or bot is not
     in the database (status 1, as for `arena ratings --tournament`)."""
     db = str(tmp_path / "a.db")
-    Store(db).close()  # an empty database
+    open_store(db).close()  # an empty database
     games = ", ".join(REGISTRY)
     for command in (["ratings", "--game", "chess"], ["bots", "list", "--game", "chess"]):
         one_line_error(arena(*command, "--db", db), 2, f"unknown game 'chess' (games: {games})")
@@ -362,7 +407,7 @@ def test_every_listing_has_the_same_formats(tmp_path: Path, listing: list[str]) 
     one_line_error(arena(*listing, "--db", db, "--format", "xml"), 2, "--format must be")
     one_line_error(arena(*listing, "--db", db, "--json", "--format", "csv"), 2, "--json and --format csv")
 
-    Store(empty).close()  # a database with nothing in it: a hint for people, empty data for scripts
+    open_store(empty).close()  # a database with nothing in it: a hint for people, empty data for scripts
     assert json.loads(out(*listing, "--db", empty, "--format", "json")) == []
     assert len(out(*listing, "--db", empty, "--format", "csv").splitlines()) == 1
     assert ok(*listing, "--db", empty).startswith("no ")
@@ -538,7 +583,7 @@ def test_play_takes_a_command_line_with_a_relative_path() -> None:
 def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
     """Ratings of an interrupted tournament are partial: a note on stderr says so (stdout keeps
     the table alone); once the tournament is finished, no note."""
-    from arena.storage import Store
+    from arena.storage import open_store
     from arena.tournament import Tournament
     from arena.tournament.file import load_tournament
 
@@ -548,8 +593,8 @@ def test_ratings_of_an_unfinished_tournament_say_so(tmp_path: Path) -> None:
         if progress.games_done >= 1:
             raise KeyboardInterrupt
 
-    with Store(str(db)) as store, pytest.raises(KeyboardInterrupt):
-        Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
+    with open_store(str(db)) as store, pytest.raises(KeyboardInterrupt):
+        Tournament(spec, store).run(workers=1, on_progress=interrupt)
     partial = arena("ratings", "--db", str(db), "--format", "csv")
     assert partial.returncode == 0 and partial.stdout.startswith("rank,bot")
     assert partial.stderr == ("note: tournament t is not finished (interrupted, or playing now): these ratings "

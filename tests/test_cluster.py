@@ -22,7 +22,7 @@ from arena.execution.dask import execute_on_cluster  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.games import GameConfig  # noqa: E402
 from arena.referee import BotSpec, RefereeConfig  # noqa: E402
-from arena.storage import Store  # noqa: E402
+from arena.storage import open_store  # noqa: E402
 from arena.tournament import TournamentOutcome, Tournament  # noqa: E402
 from arena.tournament.file import load_tournament  # noqa: E402
 from test_tournament import ROOT, random_field, results_of, write  # noqa: E402
@@ -30,8 +30,8 @@ from test_tournament import ROOT, random_field, results_of, write  # noqa: E402
 
 def run_tournament(tmp_path: Path, text: str, db_name: str, **kwargs) -> TournamentOutcome:
     db = tmp_path / db_name
-    with Store(str(db)) as store:
-        return Tournament(load_tournament(write(tmp_path, text, f"{db_name}.toml")), store, db).run(**kwargs)
+    with open_store(str(db)) as store:
+        return Tournament(load_tournament(write(tmp_path, text, f"{db_name}.toml")), store).run(**kwargs)
 
 
 def stored_games(db: Path) -> int:
@@ -198,7 +198,7 @@ def test_a_cluster_worker_keeps_its_tables_on_the_cpu_it_claimed(tmp_path: Path,
     text = f'name = "pin"\ngame = "reactor"\nseats = 2\ngames = 1\nseed = 3\n[sandbox]\nmode = "none"\n{bots}'
     outcome = run_tournament(tmp_path, text, "pin.db", workers=2, cluster="local")
     assert outcome.errors == [] and outcome.played == 12
-    with Store(str(tmp_path / "pin.db")) as store:
+    with open_store(str(tmp_path / "pin.db")) as store:
         for game in store.games(tournament="pin", limit=100):
             for log in store.logs(game.id).values():
                 masks = {line for line in log.splitlines() if line.startswith("cpus=")}

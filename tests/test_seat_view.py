@@ -16,7 +16,7 @@ from arena.errors import UsageError
 from arena.games import GameConfig, get_game
 from arena.games.seat_view import seat_decisions
 from arena.referee import Referee, RefereeConfig, bot_spec
-from arena.storage import GameRow, Store, seat_results
+from arena.storage import GameRow, open_store, seat_results
 from common import MODE, PY, RANDOM, ZOO
 from arena.bots.spec import BotSpec
 from protocol.messages import Limits
@@ -62,7 +62,7 @@ def test_replay_seat_through_the_cli(tmp_path: Path, cli) -> None:
                                     seed="cli-view")
     record = report.games[0].record
     db = tmp_path / "v.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         a = store.add_bot_version("a", "reactor", "a.py", b"a", ["python", "{file}"])
         b = store.add_bot_version("b", "reactor", "b.py", b"b", ["python", "{file}"])
         store.add_game(GameRow(id="adhoc/m-g0", game="reactor", seats=[a.id, b.id],

@@ -10,6 +10,7 @@ import inspect
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -23,13 +24,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import storage
-from arena.errors import StorageError, UnknownBot
+from arena.errors import NoDatabase, StorageError, UnknownBot
 from arena.ratings import RatingTable, iter_outcomes, make_env, outcomes_from_results, rate, rate_points
+from arena.core import ids
 from arena.core.faults import FaultRecord
 from arena.referee.standing import disqualified_seats
-from arena.storage import GameRow, SeatResult, Store, seat_results
+from arena.storage import GameRow, SeatResult, Store, backends, open_store, seat_results, store_exists
+from arena.storage.sqlite import SqliteStore
 
-from common import ROOT
+from common import ROOT, InterfaceOnly, as_released
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
 CMD = ["python", "{file}"]
 
@@ -76,7 +79,7 @@ def add_bots(store: Store, n: int = 3) -> list:
 
 @pytest.fixture(params=["file", "memory"])
 def store(request, tmp_path):
-    s = Store(tmp_path / "arena.db") if request.param == "file" else Store(":memory:")
+    s = open_store(tmp_path / "arena.db") if request.param == "file" else open_store(":memory:")
     yield s
     s.close()
 
@@ -85,9 +88,9 @@ def store(request, tmp_path):
 
 
 def test_a_new_file_gets_the_whole_schema(tmp_path):
-    with Store(tmp_path / "a.db") as s:
+    with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.STEPS) == 3
+        assert s.schema_version == len(storage.schema.STEPS) == 4
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "faults_game"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
@@ -95,59 +98,123 @@ def test_a_new_file_gets_the_whole_schema(tmp_path):
 
 def test_reopening_an_existing_file_applies_nothing_twice(tmp_path):
     path = tmp_path / "a.db"
-    with Store(path) as s:
+    with open_store(path) as s:
         bots = add_bots(s)
         add(s, "g1", bots, [1, 2, 3])
     for _ in range(2):
-        with Store(path) as s:
-            assert s.schema_version == len(storage.STEPS)
-            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(storage.STEPS)
+        with open_store(path) as s:
+            assert s.schema_version == len(storage.schema.STEPS)
+            assert s.db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(storage.schema.STEPS)
             assert s.counts()["games"] == 1 and s.counts()["results"] == 3
 
 
 def test_a_later_step_migrates_an_existing_file_and_an_older_arena_refuses_it(tmp_path, monkeypatch):
     path = tmp_path / "a.db"
-    with Store(path) as s:
+    with open_store(path) as s:
         add(s, "g1", add_bots(s), [2, 1, 3])
 
     def _vlater_bot_notes(db):
         db.execute("ALTER TABLE bots ADD COLUMN notes TEXT")
 
-    released = storage.STEPS
-    monkeypatch.setattr(storage, "STEPS", [*released, _vlater_bot_notes])
-    with Store(path) as s:
+    released = storage.schema.STEPS
+    monkeypatch.setattr(storage.schema, "STEPS", [*released, _vlater_bot_notes])
+    with open_store(path) as s:
         assert s.schema_version == len(released) + 1
         assert "notes" in {r[1] for r in s.db.execute("PRAGMA table_info(bots)")}
         assert s.counts()["games"] == 1 and s.game_record("g1")["result"]["places"] == [2, 1, 3]
-    with Store(path) as s:  # re-runnable: nothing pending the second time
+    with open_store(path) as s:  # re-runnable: nothing pending the second time
         assert s.schema_version == len(released) + 1
 
-    monkeypatch.setattr(storage, "STEPS", released)
+    monkeypatch.setattr(storage.schema, "STEPS", released)
     with pytest.raises(StorageError, match=r"newer arena .*_vlater_bot_notes.*upgrade arena"):
-        Store(path)
+        open_store(path)
 
 
 def test_file_database_uses_wal_foreign_keys_and_busy_timeout(tmp_path):
-    with Store(tmp_path / "a.db") as s:
+    with open_store(tmp_path / "a.db") as s:
         assert s.journal_mode == "wal"
         assert s.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert s.db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.BUSY_TIMEOUT_MS
+        assert s.db.execute("PRAGMA busy_timeout").fetchone()[0] == storage.sqlite.BUSY_TIMEOUT_MS
 
 
-def test_memory_store_both_spellings():
-    for s in (Store(":memory:"), Store(memory=True)):
-        assert s.path == ":memory:" and s.schema_version == len(storage.STEPS)
-        add_bots(s, 1)
-        assert s.counts()["bots"] == 1
+def test_memory_store_every_spelling():
+    for location in (":memory:", "sqlite://", "sqlite:///:memory:", "SQLite://"):
+        with open_store(location) as s:
+            assert s.path == ":memory:" and s.schema_version == len(storage.schema.STEPS)
+            add_bots(s, 1)
+            assert s.counts()["bots"] == 1
+
+
+def test_open_store_picks_the_backend_by_the_scheme(tmp_path, monkeypatch):
+    """One line in the table makes a backend: its scheme's locations go to it, whole; a location
+    without a scheme is a SQLite file as before, a path object included."""
+    monkeypatch.setitem(backends.BACKENDS, "interface", InterfaceOnly)
+    location = f"interface://{tmp_path / 'a.db'}"
+    assert store_exists(location) is False
+    with open_store(location) as store:
+        assert type(store) is InterfaceOnly
+        add_bots(store, 2)
+    assert store_exists(location) and store_exists(tmp_path / "a.db")
+    with open_store(location, readonly=True) as store:
+        assert [b.name for b in store.bots()] == ["bot0", "bot1"]
+    with open_store(tmp_path / "a.db", readonly=True) as store, open_store(str(tmp_path / "a.db")) as same:
+        assert type(store) is type(same) is SqliteStore and store.bots() == same.bots()
+
+
+@pytest.mark.parametrize(("location", "words"), [
+    ("postgres://db.example/arena", ["unknown storage scheme postgres:// in postgres://db.example/arena",
+                                     "(known: sqlite://)", "sqlite:///PATH"]),
+    ("S3://bucket/arena.db", ["unknown storage scheme s3://"]),
+    ("sqlite://host/arena.db", ["names a host", "sqlite:///PATH"]),
+    ("sqlite:///", ["names no file"]),
+])
+def test_a_location_no_backend_can_open_is_one_clear_line(location, words):
+    for attempt in (lambda: open_store(location), lambda: store_exists(location),
+                    lambda: open_store(location, readonly=True)):
+        with pytest.raises(StorageError) as err:
+            attempt()
+        assert "\n" not in str(err.value) and all(word in str(err.value) for word in words), str(err.value)
+
+
+def test_only_a_writing_open_makes_a_database(tmp_path, monkeypatch):
+    """A read-only open (and one that must not create) of a location with no database is
+    NoDatabase, a StorageError naming the location as given; nothing is made there."""
+    monkeypatch.chdir(tmp_path)
+    for location in ("new.db", "sqlite:///new.db", f"sqlite:///{tmp_path}/new.db", ":memory:", "sqlite://"):
+        for flags in ({"readonly": True}, {"create": False}, {"create": True, "readonly": True}):
+            with pytest.raises(NoDatabase, match=f"^no database at {re.escape(location)}$"):
+                open_store(location, **flags)
+        assert list(tmp_path.iterdir()) == []
+    with pytest.raises(StorageError, match=f"no folder {re.escape(str(tmp_path / 'no'))} for the database"):
+        store_exists(tmp_path / "no" / "new.db")
+    assert store_exists(tmp_path / "new.db") is False and list(tmp_path.iterdir()) == []
 
 
 def test_a_file_that_is_not_a_database_reads_well(tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("hello, I am not SQLite " * 100)
     with pytest.raises(StorageError, match=r"cannot open .*notes.txt as an arena database"):
-        Store(bad)
+        open_store(bad)
     with pytest.raises(StorageError, match="is a directory"):
-        Store(tmp_path)
+        open_store(tmp_path)
+
+
+def test_the_bot_cache_is_beside_the_file_or_private_to_a_database_in_memory(tmp_path):
+    """Stored bots are written out to run where the store says: beside a database file (beside
+    the file a symlink names), or for a database in memory a folder of its own, which closing
+    the store removes."""
+    real = tmp_path / "data" / "a.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    with open_store(real) as s, open_store(link) as through_link:
+        assert s.bot_cache() == through_link.bot_cache() == real.parent.resolve() / ".arena-bots"
+    with open_store(":memory:") as a, open_store("sqlite://") as b:
+        cache = a.bot_cache()
+        assert cache.is_dir() and a.bot_cache() == cache and b.bot_cache() != cache
+        (cache / "bot.py").write_text("print()")
+        other = b.bot_cache()
+    assert not cache.exists() and not other.exists()
 
 
 def test_games_are_append_only(store):
@@ -395,30 +462,55 @@ def test_games_mark_seats_that_forfeited_without_a_fault_of_their_own(store):
     assert [f.collateral for _, f in store.tournament_faults("none")] == []
 
 
-def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path, monkeypatch):
+def test_an_upgraded_file_marks_its_old_collateral_faults(tmp_path):
     """Schema step 3 adds ``faults.collateral``; the faults stored before it were collateral
     when their message ended as the referee then wrote it, and only then."""
+    with open_store(tmp_path / "games.db") as games:
+        a, b = add_bots(games, 2)
+        games.start_tournament("t", "T", "reactor", {}, 1)
+        add(games, "g1", [a, b], [2, 1], tournament="t")
     path = tmp_path / "old.db"
-    released = storage.STEPS
-    monkeypatch.setattr(storage, "STEPS", released[:2])
-    with Store(path) as old:
-        a, b = add_bots(old, 2)
-        old.start_tournament("t", "T", "reactor", {}, 1)
-        add(old, "g1", [a, b], [2, 1], tournament="t")
-        messages = ["no answer in 2000 ms",
-                    "no answer in 2000 ms (in game t/r1-t1-s0-g0, played at the same time; the bot was stopped)",
-                    "the bot said: played at the same time; the bot was stopped"]  # its own words, not the note
-        for message in messages:
-            old.db.execute("INSERT INTO faults (game_id, seat, bot, kind, message) VALUES ('g1', 0, 'bot0', 'timeout', ?)",
-                           [message])
-        old.db.conn.commit()
-    monkeypatch.setattr(storage, "STEPS", released)
-    with Store(path, readonly=True) as reader:  # a read-only command upgrades it first: its queries need the column
-        assert reader.schema_version == 3 and [g.faults for g in reader.games()] == [3]
-    with Store(path) as upgraded:
-        assert upgraded.schema_version == 3
+    as_released(tmp_path / "games.db", path, steps=2)
+    messages = ["no answer in 2000 ms",
+                "no answer in 2000 ms (in game t/r1-t1-s0-g0, played at the same time; the bot was stopped)",
+                "the bot said: played at the same time; the bot was stopped"]  # its own words, not the note
+    with sqlite3.connect(path) as old:
+        old.executemany("INSERT INTO faults (game_id, seat, bot, kind, message) VALUES ('g1', 0, 'bot0', 'timeout', ?)",
+                        [[message] for message in messages])
+    old.close()
+    steps = len(storage.schema.STEPS)
+    with open_store(path, readonly=True) as reader:  # a read-only command upgrades it first: its queries need the column
+        assert reader.schema_version == steps and [g.faults for g in reader.games()] == [3]
+    with open_store(path) as upgraded:
+        assert upgraded.schema_version == steps
         assert [(f.message, f.collateral) for _, f in upgraded.tournament_faults("t")] == [
             (messages[0], False), (messages[1], True), (messages[2], False)]
+
+
+def test_an_upgraded_file_gives_its_games_their_match_ids(tmp_path):
+    """Schema step 4 adds ``games.match_id``; a game stored before it gets the match its id
+    names, read as :class:`arena.core.ids.GameId` reads it (an id of another form has none),
+    and storage orders by the column from then on."""
+    game_ids = ["cup/r1-t2-s0-g3", "cup/r1-t1-s0-g10", "cup/r1-t1-s1-g0", "a-g1-g2", "g1", "adhoc", "x-g", "-g5",
+                "cup/r1-t1-s1-gx1", "cup/r1-t1-s1-G4"]
+    with open_store(tmp_path / "games.db") as games:
+        bots = add_bots(games, 2)
+        for game_id in game_ids:
+            add(games, game_id, bots, [1, 2])  # no match_id given: the column stays empty here
+    as_released(tmp_path / "games.db", tmp_path / "old.db", steps=3)
+
+    def match(game_id: str) -> str | None:
+        try:
+            return ids.GameId.parse(game_id).match
+        except ValueError:
+            return None
+
+    with open_store(tmp_path / "old.db") as upgraded:
+        assert dict(upgraded.db.execute("SELECT id, match_id FROM games").fetchall()) == {
+            game_id: match(game_id) for game_id in game_ids}
+        assert match("cup/r1-t1-s0-g10") == "cup/r1-t1-s0" and match("x-g") is None  # the grammar, as a check
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # the trigger is back
+            upgraded.db.execute("UPDATE games SET match_id = 'x'")
 
 
 def test_save_ratings_replaces_a_tournaments_history(store):
@@ -441,11 +533,12 @@ def test_save_ratings_replaces_a_tournaments_history(store):
 def add_scheduled(store: Store, tournament: str | None, round: int, table: int, rotation: int, game: int,
                   versions: list, places: list[int]) -> bool:
     """A game as a tournament stores it: a schedule id (``r1-t2-s0-g3``) and its parts as columns."""
-    game_id = f"{tournament or 'adhoc'}/r{round}-t{table}-s{rotation}-g{game}"
+    match = ids.match_id(tournament or "adhoc", f"r{round}-t{table}-s{rotation}")
+    game_id = ids.game_id(match, game)
     winner = places.index(1) if places.count(1) == 1 else None
     record = make_record(game_id, [v.name for v in versions], places, winner, decisions=2)
     row = GameRow(id=game_id, game="reactor", seats=[v.id for v in versions], winner=winner, record=record,
-                  tournament=tournament, round=round, table_no=table, match_game=game)
+                  tournament=tournament, round=round, table_no=table, match_id=match, match_game=game)
     return store.add_game(row, seat_results(record))
 
 
@@ -478,7 +571,7 @@ def test_ratings_do_not_depend_on_commit_order(tmp_path):
     run) give exactly the same ratings and history: games are rated in schedule order."""
     expected = None
     for attempt, order in enumerate(["schedule", "reversed", "shuffled", "shuffled"]):
-        with Store(tmp_path / f"{attempt}.db") as store:
+        with open_store(tmp_path / f"{attempt}.db") as store:
             bots = add_bots(store, 4)
             store.start_tournament("t", "T", "reactor", {}, 1)
             games = a_small_tournament(bots)
@@ -504,7 +597,7 @@ def test_results_come_in_schedule_order(store, monkeypatch):
     a, b, c = add_bots(store)
     clock = iter(["2026-01-01T00:00:00.000+00:00", "2026-01-02T00:00:00.000+00:00",
                   "2026-01-02T00:00:00.000+00:00"])
-    monkeypatch.setattr(storage, "_now", lambda: next(clock, "2026-01-03T00:00:00.000+00:00"))
+    monkeypatch.setattr(storage.sqlite, "_now", lambda: next(clock, "2026-01-03T00:00:00.000+00:00"))
     for name in ("zeta", "beta", "alpha"):  # created in this order; beta and alpha at the same instant
         store.start_tournament(name, name, "reactor", {}, 1)
     schedule = [(2, 1, 0, 0), (1, 10, 0, 0), (1, 9, 1, 0), (1, 9, 0, 10), (1, 9, 0, 9), (1, 9, 0, 0)]
@@ -520,26 +613,28 @@ def test_results_come_in_schedule_order(store, monkeypatch):
 
 
 def rating_plan(store: Store, tournament: str | None) -> list[str]:
-    return [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + storage.RATING_ORDER_SQL,
+    return [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + storage.schema.RATING_ORDER_SQL,
                                                 {"t": tournament, "g": None})]
 
 
-def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("steps", [1, 3], ids=["before-the-rating-order", "before-match-ids"])
+def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_path, steps):
     """A file written before the rating order existed (schema step 1 only, games in commit
-    order) is upgraded on opening: its games come in schedule order, read down the new index
-    without a sort (no temp B-tree), however large the tournament."""
-    path = tmp_path / "old.db"
-    released = storage.STEPS
-    monkeypatch.setattr(storage, "STEPS", released[:1])
-    with Store(path) as old:
-        bots = add_bots(old, 4)
-        old.start_tournament("t", "T", "reactor", {}, 1)
+    order), or before games had a match id (steps 1-3: the order cut it out of the game id), is
+    upgraded on opening: its games come in schedule order, read down the index without a sort
+    (no temp B-tree), however large the tournament."""
+    with open_store(tmp_path / "games.db") as games:
+        bots = add_bots(games, 4)
+        games.start_tournament("t", "T", "reactor", {}, 1)
         for game in reversed(a_small_tournament(bots)):
-            add_scheduled(old, *game)
-        assert old.schema_version == 1
-    monkeypatch.setattr(storage, "STEPS", released)
-    with Store(path) as upgraded, Store(tmp_path / "new.db") as new:
-        assert upgraded.schema_version == len(released)
+            add_scheduled(games, *game)
+    path = tmp_path / "old.db"
+    as_released(tmp_path / "games.db", path, steps)
+    with sqlite3.connect(path) as old:
+        assert old.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == steps
+    old.close()
+    with open_store(path) as upgraded, open_store(tmp_path / "new.db") as new:
+        assert upgraded.schema_version == len(storage.schema.STEPS)
         indexes = {r[0] for r in upgraded.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "games_schedule" in indexes and "games_tournament" not in indexes
         bots = add_bots(new, 4)
@@ -554,15 +649,16 @@ def test_the_rating_order_streams_from_an_index_also_in_an_upgraded_file(tmp_pat
                 assert not any("TEMP B-TREE" in step for step in plan), plan
 
 
-def test_only_storage_imports_sqlite_utils():
-    offenders = []
+def test_only_the_sqlite_store_imports_sqlite_utils():
+    """Style rule 9, within storage too: the SQLite store and its schema, not the interface."""
+    importers = set()
     for path in (ROOT / "arena").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if any(n.split(".")[0] == "sqlite_utils" for n in names) and path.parent.name != "storage":
-                offenders.append(str(path))
-    assert offenders == []
+            if any(n.split(".")[0] == "sqlite_utils" for n in names):
+                importers.add(path.relative_to(ROOT).as_posix())
+    assert importers == {"arena/storage/sqlite.py", "arena/storage/schema.py"}
 
 
 # --- processes ------------------------------------------------------------------------------
@@ -571,11 +667,11 @@ def test_only_storage_imports_sqlite_utils():
 CHILD_PRELUDE = f"""
 import sys, json, time
 sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]
-from arena.storage import Store
+from arena.storage import open_store
 """
 
 READER = CHILD_PRELUDE + """
-store = Store(sys.argv[1])
+store = open_store(sys.argv[1])
 target = int(sys.argv[2])
 print("ready", flush=True)
 seen, deadline = [], time.monotonic() + 60
@@ -595,8 +691,8 @@ print(json.dumps(seen), flush=True)
 
 WRITER = CHILD_PRELUDE + """
 from test_storage import add, add_bots
-from arena.storage import FaultRecord
-store = Store(sys.argv[1])
+from arena.core.faults import FaultRecord
+store = open_store(sys.argv[1])
 bots = [store.bot(f"bot{i}") for i in range(3)]
 i = 0
 while True:
@@ -609,7 +705,7 @@ while True:
 
 def test_a_second_process_reads_while_one_writes(tmp_path):
     path = tmp_path / "arena.db"
-    store = Store(path)
+    store = open_store(path)
     bots = add_bots(store)
     store.start_tournament("t", "T", "reactor", {}, 1)
     target = 200
@@ -633,7 +729,7 @@ def test_a_second_process_reads_while_one_writes(tmp_path):
 
 def test_kill_9_leaves_whole_games_or_nothing(tmp_path):
     path = tmp_path / "arena.db"
-    with Store(path) as s:
+    with open_store(path) as s:
         add_bots(s)
         s.start_tournament("t", "T", "reactor", {}, 1)
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)],
@@ -647,7 +743,7 @@ def test_kill_9_leaves_whole_games_or_nothing(tmp_path):
     finally:
         os.kill(writer.pid, signal.SIGKILL)
         writer.wait()
-    with Store(path) as s:
+    with open_store(path) as s:
         assert s.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         played = s.played_ids("t")
         assert len(played) >= committed  # every game reported as committed survived
@@ -666,24 +762,24 @@ def test_a_read_only_open_changes_nothing_and_refuses_other_files(tmp_path):
         conn.execute("CREATE TABLE foo (x)")
     before = other.read_bytes()
     with pytest.raises(StorageError, match="not an arena database"):
-        Store(str(other), readonly=True)
+        open_store(str(other), readonly=True)
     assert other.read_bytes() == before
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
     with pytest.raises(StorageError, match="not an arena database"):
-        Store(str(empty), readonly=True)
+        open_store(str(empty), readonly=True)
     assert empty.read_bytes() == b""
     real = tmp_path / "arena.db"
-    Store(str(real)).close()
-    with Store(str(real), readonly=True) as store:
-        assert store.tournaments() == [] and store.schema_version == len(storage.STEPS)
+    open_store(str(real)).close()
+    with open_store(str(real), readonly=True) as store:
+        assert store.tournaments() == [] and store.schema_version == len(storage.schema.STEPS)
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             store.db.execute("CREATE TABLE bar (x)")
 
 
 def _open_store(path: str) -> str:
     try:
-        Store(path).close()
+        open_store(path).close()
         return "ok"
     except Exception as exc:  # noqa: BLE001 - reported to the test
         return f"{type(exc).__name__}: {exc}"
@@ -698,15 +794,15 @@ def test_processes_opening_a_new_file_at_once_make_its_schema_once(tmp_path):
         path = str(tmp_path / f"new{attempt}.db")
         with multiprocessing.get_context("fork").Pool(4) as pool:
             assert pool.map(_open_store, [path] * 4) == ["ok"] * 4
-        with Store(path) as store:
-            assert store.schema_version == len(storage.STEPS)
+        with open_store(path) as store:
+            assert store.schema_version == len(storage.schema.STEPS)
 
 
 def test_a_write_that_does_not_fit_is_a_storage_error_and_keeps_nothing(tmp_path):
     """A full disk (here: SQLite's page limit) is a StorageError saying nothing was kept, not a
     raw sqlite3 error; the database stays whole."""
     path = tmp_path / "full.db"
-    with Store(str(path)) as store:
+    with open_store(str(path)) as store:
         pages = store.db.execute("PRAGMA page_count").fetchone()[0]
         store.db.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(StorageError, match="full.*nothing of this write was kept"):
@@ -719,7 +815,7 @@ def test_a_snapshot_does_not_see_a_write_made_during_it(tmp_path):
     """`arena ratings` reads results and fault counts in one snapshot: a game a run commits in
     between is in neither or in both."""
     path = str(tmp_path / "s.db")
-    with Store(path) as writer, Store(path, readonly=True) as reader:
+    with open_store(path) as writer, open_store(path, readonly=True) as reader:
         with reader.snapshot():
             writer.start_tournament("t", "t", "reactor", {}, "1")
             assert reader.tournaments() == []
@@ -729,10 +825,10 @@ def test_a_snapshot_does_not_see_a_write_made_during_it(tmp_path):
 READ_ONLY_MOUNT = 'set -e; mount --bind "$1" "$1"; mount -o remount,ro,bind "$1"'
 READ_ONLY_FOLDER = READ_ONLY_MOUNT + """
 exec "$2" -c 'import sys
-from arena.storage import Store
+from arena.storage import open_store
 from arena.errors import StorageError
 try:
-    with Store(sys.argv[1], readonly=True) as store:
+    with open_store(sys.argv[1], readonly=True) as store:
         print([t.id for t in store.tournaments()])
 except StorageError as exc:
     print("error:", exc)' "$1/a.db"
@@ -760,14 +856,14 @@ def test_a_database_in_a_read_only_folder_can_still_be_read(tmp_path: Path) -> N
     -wal file beside it can not be read there, which the error says."""
     clean = tmp_path / "clean"
     clean.mkdir()
-    with Store(str(clean / "a.db")) as store:
+    with open_store(str(clean / "a.db")) as store:
         store.start_tournament("t", "t", "reactor", {}, "1")
     assert sorted(p.name for p in clean.iterdir() if not p.name.startswith(".")) == ["a.db"]
     assert read_in_read_only_folder(clean) == "['t']"
 
     pending = tmp_path / "pending"
     pending.mkdir()
-    with Store(str(tmp_path / "w.db")) as store:
+    with open_store(str(tmp_path / "w.db")) as store:
         store.db.execute("PRAGMA wal_autocheckpoint = 0")
         store.start_tournament("t", "t", "reactor", {}, "1")
         for suffix in ("", "-wal"):  # copied while the writer holds commits in its -wal file

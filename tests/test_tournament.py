@@ -18,14 +18,14 @@ import pytest
 
 from arena.execution import affinity
 from arena.errors import ConfigError
-from arena.storage import Store
+from arena.storage import Store, open_store
 from arena.tournament.scheduling import Pairing
 from arena.referee.standing import disqualified_seats, out_of_match
 from arena.tournament import Tournament, stored_results
 from arena.tournament.file import load_tournament
 
 from common import RANDOM_PATH as RANDOM
-from common import ROOT
+from common import ROOT, as_released
 ARENA = [sys.executable, "-m", "arena.cli"]
 
 
@@ -96,8 +96,8 @@ def test_a_bot_named_without_a_path_must_be_registered_and_the_error_names_its_f
 
     spec = load_tournament(write(tmp_path, 'name = "x"\ngame = "reactor"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"'))
     db = tmp_path / "a.db"
-    with Store(str(db)) as store, pytest.raises(UnknownBot, match=r"field 'bots\[0\]': no bot named 'a'.*arena bots add"):
-        Tournament(spec, store, db)
+    with open_store(str(db)) as store, pytest.raises(UnknownBot, match=r"field 'bots\[0\]': no bot named 'a'.*arena bots add"):
+        Tournament(spec, store)
 
 
 def test_a_name_not_registered_stops_the_run_before_any_bot_is_registered(tmp_path: Path) -> None:
@@ -107,9 +107,9 @@ def test_a_name_not_registered_stops_the_run_before_any_bot_is_registered(tmp_pa
 
     text = f'name = "x"\ngame = "reactor"\n[[bots]]\nname = "good"\npath = "{RANDOM}"\n[[bots]]\nname = "typo"'
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         with pytest.raises(UnknownBot, match=r"field 'bots\[1\]': no bot named 'typo'"):
-            Tournament(load_tournament(write(tmp_path, text)), store, db)
+            Tournament(load_tournament(write(tmp_path, text)), store)
         assert not any(store.counts().values())
 
 
@@ -139,27 +139,41 @@ def results_of(db: Path) -> dict[str, tuple]:
 def test_round_robin_plays_every_rotation_and_resumes_idempotently(tmp_path: Path) -> None:
     spec = load_tournament(write(tmp_path, random_field(4, games=2)))
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
-        outcome = Tournament(spec, store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        outcome = Tournament(spec, store).run(workers=1)
         assert outcome.errors == []
         # 4 tables of 3 bots, 3 rotations each, 2 repetitions: 24 one-game Reactor matches.
         assert outcome.played == 24 and outcome.skipped == 0
         assert [r.games for r in outcome.leaderboard] == [18, 18, 18, 18]
-        again = Tournament(spec, store, db).run(workers=1)
+        again = Tournament(spec, store).run(workers=1)
         assert again.played == 0 and again.skipped == 24
         assert store.tournament("t").status == "finished"
 
 
+def test_a_tournament_in_memory_runs_its_bots_from_a_folder_of_its_own(tmp_path: Path) -> None:
+    """The store says where its bots are written out to run: a database in memory has no folder
+    beside it, so it gets a private one (it was .arena-bots in whatever folder the run started
+    in), removed when the store closes."""
+    spec = load_tournament(write(tmp_path, random_field(3)))
+    with open_store(":memory:") as store:
+        tournament = Tournament(spec, store)
+        cache = store.bot_cache()
+        assert all(Path(bot.expose[0]).is_relative_to(cache) for bot in tournament.versions.values())
+        outcome = tournament.run(workers=1)
+        assert outcome.errors == [] and outcome.played == 3
+    assert not cache.exists()
+
+
 def test_changed_spec_under_same_name_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
+    with open_store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, random_field(3))), store)
         with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2\); rename the tournament"):
-            Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store, db)
+            Tournament(load_tournament(write(tmp_path, random_field(3, games=2), "u.toml")), store)
         changed = random_field(4, games=2).replace('seed = 5', 'seed = 6')
         with pytest.raises(ConfigError, match=r"\(games: stored 1, file 2; seed: stored 5, file 6; "
                                               r"bots: stored r0, r1, r2, file r0, r1, r2, r3\)"):
-            Tournament(load_tournament(write(tmp_path, changed, "v.toml")), store, db)
+            Tournament(load_tournament(write(tmp_path, changed, "v.toml")), store)
 
 
 def test_a_file_that_writes_out_defaults_resumes_its_tournament(tmp_path: Path) -> None:
@@ -171,12 +185,12 @@ def test_a_file_that_writes_out_defaults_resumes_its_tournament(tmp_path: Path) 
     spelled = (random_field(3).replace(keg, 'game = "powder-keg"\nvariants = ["simpler-double", "short-hands"]\n'
                                             'points = 3')
                .replace('mode = "none"', 'mode = "none"\nmemory_mb = 1024\nprocesses = 32'))
-    with Store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, plain)), store, db)
-        Tournament(load_tournament(write(tmp_path, spelled, "u.toml")), store, db)  # no ConfigError
+    with open_store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, plain)), store)
+        Tournament(load_tournament(write(tmp_path, spelled, "u.toml")), store)  # no ConfigError
         with pytest.raises(ConfigError, match=r"points: stored none, file 2"):
             Tournament(load_tournament(write(tmp_path, spelled.replace("points = 3", "points = 2"), "v.toml")),
-                       store, db)
+                       store)
 
 
 def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_path: Path) -> None:
@@ -187,9 +201,9 @@ def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_pat
     head, _, bots = text.partition("[[bots]]")
     entries = ["[[bots]]" + entry for entry in bots.split("[[bots]]")]
     reordered = head + "".join(reversed(entries))
-    with Store(str(db)) as store:
-        first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
-        again = Tournament(load_tournament(write(tmp_path, reordered, "u.toml")), store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        first = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
+        again = Tournament(load_tournament(write(tmp_path, reordered, "u.toml")), store).run(workers=1)
     assert first.played > 0 and (again.played, again.skipped) == (0, first.played)
 
 
@@ -202,15 +216,15 @@ def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: P
         if progress.games_done >= 2:
             raise KeyboardInterrupt
 
-    with Store(str(db)) as store:
-        first = Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, db)
+    with open_store(str(db)) as store:
+        first = Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store)
         with pytest.raises(KeyboardInterrupt):
             first.run(workers=1, on_progress=interrupt)
         resumed = Tournament(load_tournament(write(tmp_path, random_field(3, games=2, extra="concurrent = 2"),
-                                                   "u.toml")), store, db).run(workers=1)
+                                                   "u.toml")), store).run(workers=1)
         assert resumed.errors == [] and resumed.played > 0 and resumed.skipped >= 2
-    with Store(str(fresh)) as store:
-        Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store, fresh).run(workers=1)
+    with open_store(str(fresh)) as store:
+        Tournament(load_tournament(write(tmp_path, random_field(3, games=2))), store).run(workers=1)
     assert results_of(db) == results_of(fresh)
 
 
@@ -225,19 +239,19 @@ def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path
             + "".join(f'[[bots]]\nname = "r{i}"\npath = "{RANDOM}"\n' for i in range(2)))
     spec = load_tournament(write(tmp_path, text))
     reference, db = tmp_path / "ref.db", tmp_path / "a.db"
-    with Store(str(reference)) as store:
-        assert Tournament(spec, store, reference).run(workers=1).errors == []
+    with open_store(str(reference)) as store:
+        assert Tournament(spec, store).run(workers=1).errors == []
 
     def interrupt(progress) -> None:
         if progress.games_done >= 2:  # both faulty games stored: the bot is out of the match
             raise KeyboardInterrupt
 
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         with pytest.raises(KeyboardInterrupt):
-            Tournament(spec, store, db).run(workers=1, on_progress=interrupt)
-        assert Tournament(spec, store, db).run(workers=1).errors == []
+            Tournament(spec, store).run(workers=1, on_progress=interrupt)
+        assert Tournament(spec, store).run(workers=1).errors == []
     assert results_of(db) == results_of(reference)
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         games = store.games(tournament="dq", limit=None)
     assert len(games) > 2 and all(disqualified_seats(g.forfeited, g.collateral) == [0]
                                for g in games if g.id.endswith(("-g2", "-g3")))
@@ -254,11 +268,11 @@ def test_a_match_where_every_bot_is_disqualified_ends_and_stays_complete(tmp_pat
             + "".join(f'[[bots]]\nname = "b{i}"\npath = "{broken}"\n' for i in range(2)))
     spec = load_tournament(write(tmp_path, text))
     db = tmp_path / "a.db"
-    with Store(str(db)) as store:
-        first = Tournament(spec, store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        first = Tournament(spec, store).run(workers=1)
         assert first.errors == [] and first.played == 2
         seen = []
-        again = Tournament(spec, store, db).run(workers=1, on_progress=lambda progress: seen.append(progress))
+        again = Tournament(spec, store).run(workers=1, on_progress=lambda progress: seen.append(progress))
         assert again.played == 0 and again.skipped == 2
         assert seen[-1].matches_done == 1 and seen[-1].matches_played == 0  # not opened again
         games = store.games(tournament="allout", limit=None)
@@ -302,7 +316,7 @@ def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
                            env=env, capture_output=True, text=True, check=True)
     assert f"{60 - len(partial)} games played now, {len(partial)} already stored" in rerun.stdout
     assert results_of(cut) == expected
-    with Store(str(cut)) as a, Store(str(whole)) as b:
+    with open_store(str(cut)) as a, open_store(str(whole)) as b:
         for game_id in list(expected)[:10]:
             ra, rb = a.game_record(game_id), b.game_record(game_id)
             assert ra["decisions"] == rb["decisions"] or [d["action"] for d in ra["decisions"]] == [d["action"] for d in rb["decisions"]]
@@ -311,13 +325,13 @@ def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
 def test_swiss_tournament_runs_and_resumes(tmp_path: Path) -> None:
     spec = load_tournament(write(tmp_path, random_field(7, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')))
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
-        outcome = Tournament(spec, store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        outcome = Tournament(spec, store).run(workers=1)
         assert outcome.errors == []
         # 7 bots at 3-seat tables: 2 tables and a bye each round.
         assert outcome.played == 6
         assert sum(r.games for r in outcome.leaderboard) == 18
-        assert Tournament(spec, store, db).run(workers=1).played == 0
+        assert Tournament(spec, store).run(workers=1).played == 0
 
 
 def test_swiss_plays_its_short_tables_with_fewer_seats(tmp_path: Path) -> None:
@@ -326,8 +340,8 @@ def test_swiss_plays_its_short_tables_with_fewer_seats(tmp_path: Path) -> None:
     text = random_field(8, seats=3, extra='format = "swiss"\nrounds = 2\nrotations = false\nmin_seats = 2')
     spec = load_tournament(write(tmp_path, text))
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
-        outcome = Tournament(spec, store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        outcome = Tournament(spec, store).run(workers=1)
         assert outcome.errors == [] and outcome.played == 6
         assert store.tournament("t").status == "finished"
     sizes = sorted(len(seats) for seats in results_of(db).values())
@@ -373,8 +387,8 @@ def test_a_swiss_round_is_worth_as_much_at_a_short_table(tmp_path: Path) -> None
     now each bot's mean over its table's matches: at most 1, 0.5 a bot on average at any table."""
     text = random_field(5, seats=3, extra='format = "swiss"\nrounds = 1\nmin_seats = 2')
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+    with open_store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         assert tournament.run(workers=1).errors == []
         played = stored_pairings(store, "t")
         assert sorted(Counter((p.round, p.table) for p in played).values()) == [2, 3]  # rotations of 2 and of 3
@@ -391,13 +405,54 @@ def test_a_swiss_game_where_nobody_played_gives_no_points(tmp_path: Path) -> Non
     crash = ROOT / "tests" / "bots" / "zoo_crash_start.py"
     text = random_field(3, seats=3, extra='format = "swiss"\nrounds = 1').replace(str(RANDOM), str(crash))
     db = tmp_path / "c.db"
-    with Store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+    with open_store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         tournament.run(workers=1)
         played = stored_pairings(store, "t")
         assert played and all(len(r.forfeits) == 3 for m in stored_results(store, "t").results.values()
                               for r in m.values())
         assert set(tournament.standings(played).values()) == {0}
+
+
+MATCHES_OF_GAMES = ('name = "t"\ngame = "powder-keg"\nseats = 3\npoints = 2\nseed = 4\n[sandbox]\nmode = "none"\n'
+                    + "".join(f'[[bots]]\nname = "r{i}"\npath = "{RANDOM}"\n' for i in range(3)))
+
+
+@pytest.mark.parametrize("text", [MATCHES_OF_GAMES, random_field(7, extra='format = "swiss"\nrounds = 2\nrotations = false\n'
+                                                                          'min_seats = 2')],
+                         ids=["matches-of-games", "swiss"])
+def test_a_database_of_the_released_schema_upgrades_and_resumes_exactly(tmp_path: Path, text: str) -> None:
+    """Existing databases open and resume: one written by the released arena (schema steps 1-3,
+    where only a game's id said which match it was part of) is upgraded by this one, rates its
+    games in the same order, and resumes to the results and ratings of an uninterrupted run,
+    its upgraded games holding the match ids the runner gives them now."""
+    spec = load_tournament(write(tmp_path, text))
+    with open_store(tmp_path / "whole.db") as store:
+        assert Tournament(spec, store).run(workers=1).errors == []
+        history = store.rating_history("t")
+
+    def interrupt(progress) -> None:
+        if progress.games_done >= 4:  # within a match of games; within the second Swiss round
+            raise KeyboardInterrupt
+
+    with open_store(tmp_path / "cut.db") as store:
+        with pytest.raises(KeyboardInterrupt):
+            Tournament(spec, store).run(workers=1, on_progress=interrupt)
+        order = list(dict.fromkeys(r.game_id for r in store.results(tournament="t")))
+    whole = results_of(tmp_path / "whole.db")
+    assert 4 <= len(order) < len(whole)
+    as_released(tmp_path / "cut.db", tmp_path / "old.db", steps=3)
+    with open_store(tmp_path / "old.db") as store:
+        assert list(dict.fromkeys(r.game_id for r in store.results(tournament="t"))) == order
+        resumed = Tournament(spec, store).run(workers=1)
+        assert resumed.errors == [] and resumed.played == len(whole) - len(order)
+        assert store.rating_history("t") == history
+    assert results_of(tmp_path / "old.db") == whole
+    match_ids = "SELECT id, match_id FROM games ORDER BY id"
+    with sqlite3.connect(tmp_path / "old.db") as upgraded, sqlite3.connect(tmp_path / "whole.db") as reference:
+        assert upgraded.execute(match_ids).fetchall() == reference.execute(match_ids).fetchall()
+    upgraded.close()
+    reference.close()
 
 
 def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path) -> None:
@@ -412,19 +467,19 @@ def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path)
         if progress.games_done >= 2:
             raise KeyboardInterrupt
 
-    with Store(str(old)) as store:
-        Tournament(load_tournament(write(tmp_path, text)), store, old)
+    with open_store(str(old)) as store:
+        Tournament(load_tournament(write(tmp_path, text)), store)
         spec = dict(store.tournament("t").spec)
         assert spec.pop("schedule") == 2
         store.db.execute("UPDATE tournaments SET spec = ? WHERE id = 't'", [json.dumps(spec)])
-        legacy = Tournament(load_tournament(write(tmp_path, text)), store, old)
+        legacy = Tournament(load_tournament(write(tmp_path, text)), store)
         assert legacy.schedule == 1
         with pytest.raises(KeyboardInterrupt):
             legacy.run(workers=1, on_progress=interrupt)
-        resumed = Tournament(load_tournament(write(tmp_path, text)), store, old).run(workers=1)
+        resumed = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert resumed.errors == [] and store.tournament("t").status == "finished"
-    with Store(str(new)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text)), store, new).run(workers=1).errors == []
+    with open_store(str(new)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1).errors == []
 
     def sizes(db: Path) -> list[int]:
         return sorted(len(seats) for seats in results_of(db).values())
@@ -439,8 +494,8 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
     and ends where an uninterrupted run does."""
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 3\nrotations = false')
     whole = tmp_path / "whole.db"
-    with Store(str(whole)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
+    with open_store(str(whole)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1).errors == []
     db = tmp_path / "s.db"
     real = Tournament._execute
 
@@ -451,12 +506,12 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
             pairings = pairings[:1]
         real(self, pairings, workers, progress, on_progress, errors, cluster)
 
-    with Store(str(db)) as store:
+    with open_store(str(db)) as store:
         monkeypatch.setattr(Tournament, "_execute", one_match_fails)
-        first = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        first = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert first.played == 1 and "swiss round 1 is incomplete" in first.errors[-1]
         monkeypatch.setattr(Tournament, "_execute", real)
-        again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+        again = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert again.errors == [] and (again.played, again.skipped) == (5, 1)
     assert results_of(db) == results_of(whole)
 
@@ -468,8 +523,8 @@ def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path
 
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
     db = tmp_path / "s.db"
-    with Store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         real = tournament_module.swiss_round
 
         def other_seats(*args, **kwargs):
@@ -480,7 +535,7 @@ def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path
 
         monkeypatch.setattr(tournament_module, "swiss_round", other_seats)
         with pytest.raises(ConfigError, match="do not follow its schedule"):
-            Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+            Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
 
 
 def test_worker_logs_reach_the_coordinator(tmp_path: Path) -> None:
@@ -509,8 +564,8 @@ def test_each_worker_keeps_its_table_on_one_cpu(tmp_path: Path, workers: int) ->
                            f'[sandbox]\nmode = "none"\n{bots}')
     db = tmp_path / "arena.db"
     before = affinity.available_cpus()
-    with Store(str(db)) as store:
-        outcome = Tournament(load_tournament(spec), store, db).run(workers=workers)
+    with open_store(str(db)) as store:
+        outcome = Tournament(load_tournament(spec), store).run(workers=workers)
         assert outcome.errors == [] and outcome.played == 12
         seen: set[int] = set()
         for game in store.games(tournament="pin", limit=100):
@@ -643,15 +698,15 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
 
     text = random_field(4, games=12, name="lost")
     whole = tmp_path / "whole.db"
-    with Store(str(whole)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text, "whole.toml")), store, whole).run(workers=2).errors == []
+    with open_store(str(whole)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text, "whole.toml")), store).run(workers=2).errors == []
     db = tmp_path / "cut.db"
     spec = load_tournament(write(tmp_path, text, "cut.toml"))
     outcome = []
 
     def play() -> None:
-        with Store(str(db)) as store:  # SQLite connections belong to their thread
-            outcome.append(Tournament(spec, store, db).run(workers=2))
+        with open_store(str(db)) as store:  # SQLite connections belong to their thread
+            outcome.append(Tournament(spec, store).run(workers=2))
 
     runner = threading.Thread(target=play, daemon=True)
     runner.start()
@@ -675,8 +730,8 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
     with sqlite3.connect(db) as conn:
         counts = conn.execute("SELECT id, COUNT(*) FROM games GROUP BY id").fetchall()
     assert {n for _, n in counts} == {1} and len(counts) < 144
-    with Store(str(db)) as store:
-        again = Tournament(spec, store, db).run(workers=2)
+    with open_store(str(db)) as store:
+        again = Tournament(spec, store).run(workers=2)
     assert again.errors == []
     assert results_of(db) == results_of(whole)
 
@@ -692,8 +747,8 @@ def test_ratings_are_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
     boards, histories = [], []
     for workers in (1, 2):
         db = tmp_path / f"w{workers}.db"
-        with Store(str(db)) as store:
-            outcome = Tournament(load_tournament(write(tmp_path, text, f"w{workers}.toml")), store, db).run(workers=workers)
+        with open_store(str(db)) as store:
+            outcome = Tournament(load_tournament(write(tmp_path, text, f"w{workers}.toml")), store).run(workers=workers)
             assert outcome.errors == [] and outcome.played == 24
             boards.append([asdict(row) for row in outcome.leaderboard])
             histories.append([(p.seq, p.game_id, p.bot, p.mu, p.sigma) for p in store.rating_history("same")])
@@ -709,21 +764,21 @@ def test_a_second_run_of_a_tournament_at_the_same_time_is_refused(tmp_path: Path
 
     spec = load_tournament(write(tmp_path, random_field(3)))
     db = tmp_path / "a.db"
-    with Store(str(db)) as first, first.running("t"):
-        with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
-            Tournament(spec, second, db).run(workers=1)
+    with open_store(str(db)) as first, first.running("t"):
+        with open_store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
+            Tournament(spec, second).run(workers=1)
         link = tmp_path / "link.db"  # the same database under another name is the same database
         link.symlink_to(db)
-        with Store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
-            Tournament(spec, third, link).run(workers=1)
+        with open_store(str(link)) as third, pytest.raises(StorageError, match="already being played"):
+            Tournament(spec, third).run(workers=1)
         hard = tmp_path / "hard.db"  # a second name of the same file: SQLite would keep two journals
         os.link(db, hard)
         for readonly in (False, True):
             with pytest.raises(StorageError, match="2 hard links"):
-                Store(str(hard), readonly=readonly)
+                open_store(str(hard), readonly=readonly)
         hard.unlink()
-    with Store(str(db)) as store:  # once the first is over, the tournament can be played
-        assert Tournament(spec, store, db).run(workers=1).errors == []
+    with open_store(str(db)) as store:  # once the first is over, the tournament can be played
+        assert Tournament(spec, store).run(workers=1).errors == []
 
 
 def test_long_database_and_tournament_names_still_get_their_locks(tmp_path: Path) -> None:
@@ -732,9 +787,9 @@ def test_long_database_and_tournament_names_still_get_their_locks(tmp_path: Path
     from arena.errors import StorageError
 
     db, tid = tmp_path / ("d" * 200 + ".db"), "t" * 64
-    with Store(str(db)) as first, first.running(tid):
+    with open_store(str(db)) as first, first.running(tid):
         assert first.being_played(tid) and not first.being_played("t" * 63)
-        with Store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
+        with open_store(str(db)) as second, pytest.raises(StorageError, match="already being played"):
             with second.running(tid):
                 pass
         with second.running("t" * 63):  # another tournament of the same database: its own lock
@@ -757,13 +812,13 @@ def test_arena_tournaments_tells_a_running_tournament_from_an_interrupted_one(tm
         assert out.exit_code == 0, out.output
         return json.loads(out.stdout)[0]["status"]
 
-    with Store(str(db)) as store:
-        Tournament(spec, store, db)  # registered, never played: as after a kill before any game
+    with open_store(str(db)) as store:
+        Tournament(spec, store)  # registered, never played: as after a kill before any game
         assert status() == "interrupted"
         with store.running("t"):
             assert store.being_played("t") and status() == "running"
         assert not store.being_played("t") and status() == "interrupted"
-        Tournament(spec, store, db).run(workers=1)
+        Tournament(spec, store).run(workers=1)
     assert status() == "finished"
 
 
@@ -775,19 +830,19 @@ def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_
 
     text = random_field(4, games=3)
     whole = tmp_path / "whole.db"
-    with Store(str(whole)) as store:
-        assert Tournament(load_tournament(write(tmp_path, text)), store, whole).run(workers=1).errors == []
+    with open_store(str(whole)) as store:
+        assert Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1).errors == []
     db = tmp_path / "full.db"
-    with Store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+    with open_store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         pages = store.db.execute("PRAGMA page_count").fetchone()[0]
         store.db.execute(f"PRAGMA max_page_count = {pages + 12}")
         with pytest.raises(StorageError, match="full"):
             tournament.run(workers=1)
         kept = store.db.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 0 < kept < len(results_of(whole))
-    with Store(str(db)) as store:
-        again = Tournament(load_tournament(write(tmp_path, text)), store, db).run(workers=1)
+    with open_store(str(db)) as store:
+        again = Tournament(load_tournament(write(tmp_path, text)), store).run(workers=1)
         assert again.errors == [] and again.skipped == kept
     assert results_of(db) == results_of(whole)
 
@@ -806,12 +861,12 @@ def test_a_moved_project_resumes_and_a_changed_bot_keeps_its_stored_version(tmp_
 
     here, there = field(tmp_path / "here"), field(tmp_path / "there")
     db = tmp_path / "m.db"
-    with Store(str(db)) as store:
-        assert Tournament(load_tournament(here), store, db).run(workers=1).played == 3
-        assert Tournament(load_tournament(there), store, db).run(workers=1).skipped == 3
+    with open_store(str(db)) as store:
+        assert Tournament(load_tournament(here), store).run(workers=1).played == 3
+        assert Tournament(load_tournament(there), store).run(workers=1).skipped == 3
         (tmp_path / "there" / "bot.py").write_text(RANDOM.read_text() + "\n# changed\n")
         with caplog.at_level("WARNING", logger="arena.tournament"):
-            tournament = Tournament(load_tournament(there), store, db)
+            tournament = Tournament(load_tournament(there), store)
         assert "bot 'r0'" in caplog.text and "is not the version tournament" in caplog.text and "goes on with that one (version 1" in caplog.text
         assert tournament.run(workers=1).skipped == 3
         assert store.bot("r0").version == 1  # the changed file was not registered as a new version
@@ -838,11 +893,11 @@ def test_a_path_that_changes_a_registered_bot_says_its_versions_share_a_rating(t
     a new version, rated with the old ones under the name: the run says so, not in silence."""
     db = tmp_path / "a.db"
     strong = ROOT / "bots" / "reactor_strong.py"
-    with Store(str(db)) as store:
-        Tournament(load_tournament(write(tmp_path, random_field(3))), store, db)
+    with open_store(str(db)) as store:
+        Tournament(load_tournament(write(tmp_path, random_field(3))), store)
         text = random_field(3, name="u").replace(f'name = "r0"\npath = "{RANDOM}"', f'name = "r0"\npath = "{strong}"')
         with caplog.at_level("WARNING"):
-            Tournament(load_tournament(write(tmp_path, text, "u.toml")), store, db)
+            Tournament(load_tournament(write(tmp_path, text, "u.toml")), store)
         assert store.bot("r0").version == 2
     assert [r.getMessage() for r in caplog.records if "version 2" in r.getMessage()] == [
         f"bot 'r0': {strong} is not the content registered before, so it is stored as version 2; ratings are per "
@@ -856,8 +911,8 @@ def test_a_swiss_match_is_worth_the_mean_of_its_games(tmp_path: Path) -> None:
     text = (f'name = "kswiss"\ngame = "powder-keg"\nformat = "swiss"\nseats = 2\nrounds = 2\npoints = 2\n'
             f'rotations = false\nseed = 3\n[sandbox]\nmode = "none"\n{bots}')
     db = tmp_path / "k.db"
-    with Store(str(db)) as store:
-        tournament = Tournament(load_tournament(write(tmp_path, text)), store, db)
+    with open_store(str(db)) as store:
+        tournament = Tournament(load_tournament(write(tmp_path, text)), store)
         outcome = tournament.run(workers=1)
         done = stored_results(store, tournament.id)
         matches = len(done.results)

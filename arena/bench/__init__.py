@@ -428,13 +428,13 @@ def _tournament_file(folder: Path, name: str, bots: int, seats: int, games: int,
 
 def _run_tournament(file: Path, db: Path, workers: int, count_starts: bool) -> tuple[float, int, int, int]:
     """Run a tournament as `arena run` does (in a fresh child: see run_tournament): wall time, games, peak RSS, bot starts."""
-    from arena.storage import Store
+    from arena.storage import open_store
     from arena.tournament import Tournament
     from arena.tournament.file import load_tournament
 
     spec = load_tournament(file)
-    with Store(str(db)) as store:
-        tournament = Tournament(spec, store, db)
+    with open_store(db) as store:
+        tournament = Tournament(spec, store)
         t0 = time.perf_counter()
         outcome = tournament.run(workers=workers)
         seconds = time.perf_counter() - t0

@@ -260,23 +260,40 @@ def schema() -> None:
     typer.echo(json.dumps(protocol_schema(), indent=2))
 
 
-DB_HELP = "SQLite database file (created if missing)."
-READ_DB_HELP = "SQLite database file (written by `arena run` or `arena bots add`)."
+DB_HELP = "SQLite database file, or sqlite:///PATH (created if missing)."
+READ_DB_HELP = "SQLite database file, or sqlite:///PATH (written by `arena run` or `arena bots add`)."
+# --db: where the store is, as open_store reads it (a file path, :memory:, or a URL such as
+# sqlite:///arena.db); a string, since only the store's backend knows what it names.
+Db = Annotated[str, typer.Option(help=DB_HELP, metavar="<db>")]
+ReadDb = Annotated[str, typer.Option(help=READ_DB_HELP, metavar="<db>")]
+DEFAULT_DB = "arena.db"
 FORMAT_HELP = "Output format: table, csv, json or markdown [default: table]."
 JSON_HELP = "Print JSON (the same as --format json)."
 
 
-def _store(db: Path, *, create: bool = False):
+def _store(db: str, *, create: bool = False):
     """Open the database.  Only commands that write (``create``) make a new one: a read-only
     command given a path where there is none says so, instead of creating an empty database."""
-    from arena.errors import StorageError
-    from arena.storage import Store
+    from arena.errors import NoDatabase, StorageError
+    from arena.storage import open_store
 
-    if not create and not db.exists():
-        raise UsageError(f"no database at {db} (check --db; `arena run` and `arena bots add` create one)")
     try:
-        return Store(str(db), readonly=not create)
-    except StorageError as exc:  # not a file arena can use: a bad --db
+        return open_store(db, create=create, readonly=not create)
+    except NoDatabase as exc:
+        raise UsageError(f"{exc} (check --db; `arena run` and `arena bots add` create one)") from None
+    except StorageError as exc:  # not a store arena can use: a bad --db
+        raise UsageError(str(exc)) from None
+
+
+def _exists(db: str) -> bool:
+    """Whether there is a database at ``db``; where there is none and none could be made (no
+    such folder, an unknown scheme) a bad argument, before any work is done."""
+    from arena.errors import StorageError
+    from arena.storage import store_exists
+
+    try:
+        return store_exists(db)
+    except StorageError as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -322,7 +339,7 @@ def bots_add(
     path: Annotated[Path, typer.Argument(help="The bot's file (.py, .js, or an executable).")],
     name: Annotated[str, typer.Option(help="Name to register it under; a changed file becomes a new version.")],
     game: Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")],
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    db: Db = DEFAULT_DB,
     sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
     decision_ms: DecisionMs = LIMITS.decision_ms,
     game_ms: GameMs = LIMITS.game_ms,
@@ -352,9 +369,7 @@ def bots_add(
     except UnknownBot as exc:
         raise UsageError(str(exc)) from None
     spec = _bot_specs([str(path)], name)[0]
-    if not db.exists() and not db.parent.is_dir():  # (where it can be stored, too)
-        raise UsageError(f"no folder {db.parent} for the database {db}; create it, or pass another --db")
-    if db.exists():  # what the database already says, before the bot is run
+    if _exists(db):  # what the database already says, before the bot is run (or where it can be stored)
         with _store(db) as store:
             history = store.bot_history(name)
             current = store.bot(name) if history else None
@@ -399,7 +414,7 @@ def _echo_json(data: object) -> None:
 @bots_app.command("list")
 def bots_list(
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only bots of this game ({GAMES}).")] = None,
-    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    db: ReadDb = DEFAULT_DB,
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
@@ -424,7 +439,7 @@ def bots_list(
 @bots_app.command("show")
 def bots_show(
     name: Annotated[str, typer.Argument(help="A registered bot.")],
-    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    db: ReadDb = DEFAULT_DB,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show a bot's current version, its command, hash and check report.
@@ -460,7 +475,7 @@ def bots_show(
 @app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="Tournament file (TOML), e.g. tournaments/quickstart-reactor.toml.")],
-    db: Annotated[Path, typer.Option(help=DB_HELP)] = Path("arena.db"),
+    db: Db = DEFAULT_DB,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Matches played in parallel.")] = 1,
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP + " With csv, json or markdown only the ratings go to stdout.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
@@ -507,10 +522,10 @@ def run(
         seen[:] = [progress]
         bar.update(progress)
 
-    new_db = not db.exists()
+    new_db = not _exists(db)
     with _sigint_here_only(), _store(db, create=True) as store, _unless_used(store, new_db):
         try:
-            tournament = Tournament(spec, store, db)
+            tournament = Tournament(spec, store)
             outcome = tournament.run(workers=workers, on_progress=on_progress, cluster=cluster)
         except KeyboardInterrupt as exc:
             bar.close()
@@ -592,7 +607,7 @@ def ratings(
     tournament: Annotated[Optional[str], typer.Option("--tournament", "-t", help="Only this tournament.")] = None,
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
-    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    db: ReadDb = DEFAULT_DB,
 ) -> None:
     """TrueSkill ratings recomputed from the stored games: rank, bot, score (mu - 3 sigma), mu, sigma,
     games, wins, mean place and faults.
@@ -650,7 +665,7 @@ def games(
     tournament: Annotated[Optional[str], typer.Option("--tournament", "-t", help="Only this tournament.")] = None,
     bot: Annotated[Optional[str], typer.Option("--bot", "-b", help="Only games this bot played.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
-    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    db: ReadDb = DEFAULT_DB,
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
@@ -687,7 +702,7 @@ def games(
 @app.command()
 def replay(
     game_id: Annotated[str, typer.Argument(help="A stored game's id (see `arena games`).")],
-    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    db: ReadDb = DEFAULT_DB,
     json_out: Annotated[bool, typer.Option("--json", help="Print the full game record as JSON (with --seat: that seat's decisions).")] = False,
     seat: Annotated[Optional[int], typer.Option(min=0, max=5, help="Show what this seat was shown at each of its decisions: observation, events, legal actions, its answer and its time.")] = None,
 ) -> None:
@@ -754,7 +769,7 @@ def bench(
 
 @app.command()
 def tournaments(
-    db: Annotated[Path, typer.Option(help=READ_DB_HELP)] = Path("arena.db"),
+    db: ReadDb = DEFAULT_DB,
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:

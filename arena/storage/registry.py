@@ -1,9 +1,9 @@
 """The bot registry: bots stored by content, so a tournament is reproducible.
 
 Registering a bot stores its file and a command template (``["python", "{file}"]``); a changed
-file becomes a new version.  To run a stored version, its content is written once to a cache
-beside the database and started from there, so editing the original file never changes what
-a tournament plays.
+file becomes a new version.  To run a stored version, its content is written once to the
+store's bot cache (:meth:`Store.bot_cache`) and started from there, so editing the original
+file never changes what a tournament plays.
 """
 
 from __future__ import annotations
@@ -31,18 +31,14 @@ def register(store: Store, path: str | Path, *, name: str, game: str,
     return store.add_bot_version(name, game, path.name, path.read_bytes(), command_template(path), report)
 
 
-def materialize(store: Store, version: BotVersion, cache: Path) -> BotSpec:
-    """A runnable :class:`BotSpec` for a stored version (its file written once into ``cache``)."""
+def materialize(store: Store, version: BotVersion) -> BotSpec:
+    """A runnable :class:`BotSpec` for a stored version (its file written once into the store's
+    bot cache)."""
     env: list[tuple[str, str]] = []
     source = version.check_report.get("source")
     if "node" in version.command and source:
         # A JavaScript bot's packages stay where it was registered from (node_modules is not stored).
         env.append(("NODE_PATH", str(Path(source).parent / "node_modules")))
-    folder = cache / f"{version.name}-v{version.version}-{version.sha256[:12]}"
+    folder = store.bot_cache() / f"{version.name}-v{version.version}-{version.sha256[:12]}"
     return runnable(version.name, version.filename, lambda: store.bot_content(version.id),
                     version.command, folder, env)
-
-
-def cache_dir(db_path: str | Path) -> Path:
-    """Where stored bot versions are written out to run: beside the database."""
-    return Path(db_path).resolve().parent / ".arena-bots"

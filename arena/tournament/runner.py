@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import ratings as rating
-from arena.storage.registry import cache_dir, materialize, register
+from arena.storage.registry import materialize, register
 from arena.core import ids
 from arena.core.ids import GameId
 from arena.errors import ConfigError, StorageError, UnknownBot
@@ -166,15 +166,15 @@ SCHEDULE = 2
 class Tournament:
     """A tournament bound to a store: resolve bots, schedule, execute, rate."""
 
-    def __init__(self, spec: TournamentSpec, store: Store, db_path: str | Path) -> None:
+    def __init__(self, spec: TournamentSpec, store: Store) -> None:
         self.spec = spec
         self.store = store
         self.game: Game = get_game(spec.game)
         self.config: GameConfig = spec.game_config()
         self.id = spec.name
-        self.versions = self._resolve_bots(Path(db_path))
+        self.versions = self._resolve_bots()
 
-    def _resolve_bots(self, db_path: Path) -> dict[str, BotSpec]:
+    def _resolve_bots(self) -> dict[str, BotSpec]:
         """Register bots given by path, look up the others; a resumed run uses the stored versions."""
         try:
             existing = self.store.tournament(self.id)
@@ -238,8 +238,7 @@ class Tournament:
                 self.spec.seed,
             )
         self.version_ids = {name: v.id for name, v in versions.items()}
-        cache = cache_dir(db_path)
-        return {name: materialize(self.store, v, cache) for name, v in versions.items()}
+        return {name: materialize(self.store, v) for name, v in versions.items()}
 
     def _check_game(self, name: str, version: Any) -> None:
         if version.game != self.game.name:
@@ -422,6 +421,7 @@ class Tournament:
             capped=result["capped"],
             round=task.pairing.round,
             table_no=task.pairing.table,
+            match_id=task.match_id,
             match_game=report.index,
             seed=record["seed"],
             started=report.started,
