@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tournament.scheduling import (
+from arena.tournament.formats import (
     Pairing,
     SwissRound,
     bye_count,
@@ -460,7 +460,7 @@ def test_swiss_rejects_bad_arguments(
 def test_the_exact_search_handles_any_number_of_short_tables(sizes: tuple[int, ...]) -> None:
     """min_seats can now make several short tables a round; the search for a grouping without
     a repeated table assumed one at most, and found nothing (a repeat was kept) with two."""
-    from arena.tournament.scheduling import _exact_search
+    from arena.tournament.formats.swiss import _exact_search
 
     players = names(sum(sizes))
     found = _exact_search(players, sizes, lambda table, index: (0, 0), bound=(1, 0))

@@ -19,7 +19,7 @@ import pytest
 from arena.execution import affinity
 from arena.errors import ConfigError
 from arena.storage import Store
-from arena.tournament.scheduling import Pairing
+from arena.tournament.formats import Pairing
 from arena.referee.standing import disqualified_seats, out_of_match
 from arena.tournament import Tournament, stored_results
 from arena.tournament.file import load_tournament
@@ -553,7 +553,7 @@ def test_claimed_cpus_are_distinct_and_freed_when_the_process_ends(tmp_path: Pat
 
 def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
     from arena.referee import BotSpec
-    from arena.tournament.scheduling import Pairing
+    from arena.tournament.formats import Pairing
     from arena.execution.jobs import Task, iter_jobs, job_size
 
     def task(i: int, bots: tuple[str, ...]) -> Task:
@@ -571,7 +571,7 @@ def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
     have been taken, so the coordinator holds a bounded part of a long tournament."""
     from arena.games import GameConfig
     from arena.referee import RefereeConfig, bot_spec
-    from arena.tournament.scheduling import Pairing
+    from arena.tournament.formats import Pairing
     from arena.execution.jobs import Task
     from arena.execution.local import execute
 

@@ -7,7 +7,7 @@ running the same tournament again skips every stored game and plays only what is
 an interrupted tournament resumes where it stopped.
 
 Modules: ``runner`` (a :class:`Tournament` bound to a store: bots, schedule, resume, ratings),
-``scheduling`` (which tables to play: round-robin and Swiss), ``file`` (tournament files).  The
+``formats`` (which tables to play: round-robin and Swiss), ``file`` (tournament files).  The
 playing itself is the execution layer's (:mod:`arena.execution`).
 """
 

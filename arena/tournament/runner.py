@@ -29,7 +29,7 @@ from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
 from arena.storage import GameRow, Store, content_sha256, seat_results
 from arena.tournament.file import TournamentSpec
-from arena.tournament.scheduling import (
+from arena.tournament.formats import (
     Pairing,
     iter_round_robin,
     schedule_size,
@@ -272,7 +272,7 @@ class Tournament:
         return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
 
     def round_robin(self) -> Iterator[Pairing]:
-        """Table by table, made as consumed (see :func:`arena.tournament.scheduling.iter_round_robin`)."""
+        """Table by table, made as consumed (see :func:`arena.tournament.formats.iter_round_robin`)."""
         return iter_round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
                                 rotations=self.spec.rotations, seed=self.spec.seed)
 

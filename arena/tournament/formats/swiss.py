@@ -1,32 +1,17 @@
-"""Tournament scheduling: which tables to play, in which seat order, with which deal.
-
-The scheduler only names games (``Pairing``); an executor plays them.  Every result is a pure
-function of the arguments and a string seed (``random.Random(f"{seed}:...")``, hashed with
-SHA-512, so stable across runs), which lets a resumed tournament regenerate the same pairings
-and skip the ids it has already stored.
-
-Two formats:
-
-* ``round_robin``: every combination of ``seats`` bots, each played under every cyclic rotation
-  of its seats with one shared deal (duplicate deals cancel the luck of the cards and of the seat).
-* ``swiss_round``: one round of a multiplayer Swiss: tables filled from the top of the standings,
-  repeated tables avoided by a bounded search, byes spread, and seats balanced over the rounds.
-"""
+"""The Swiss: one round of a multiplayer Swiss at a time, tables filled from the top of the
+standings, repeated tables avoided by a bounded search, byes spread, and seats balanced over the
+rounds."""
 
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from arena.core.pairing import Pairing
-
-MIN_SEATS = 2
-MAX_SEATS = 6
+from arena.tournament.formats.base import MAX_SEATS, MIN_SEATS, canonical_field, check_seats, rotate, shuffled
 
 # Weight of one earlier meeting of two tablemates against one unit of score displacement
 # (a bot moved one table away from its score group costs 1, two tables away 4).
@@ -47,104 +32,6 @@ class SwissRound:
     byes: tuple[str, ...]  # bots without a table this round, in the order they were chosen
 
 
-def _check_seats(seats: int) -> None:
-    """Tables outside 2-6 seats are not games the harness can host."""
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise ValueError(f"seats must be between {MIN_SEATS} and {MAX_SEATS}, got {seats}")
-
-
-def _field(bots: Sequence[str]) -> tuple[str, ...]:
-    """The field in canonical (sorted) order, so a reordered config gives the same schedule."""
-    counts = Counter(bots)
-    duplicates = sorted(name for name, n in counts.items() if n > 1)
-    if duplicates:
-        raise ValueError(f"bots must be unique; duplicated: {', '.join(duplicates)}")
-    return tuple(sorted(bots))
-
-
-def _rotate(order: tuple[str, ...], r: int) -> tuple[str, ...]:
-    """Rotation ``r`` puts ``order[r]`` in seat 0 and keeps everyone's neighbours."""
-    return order[r:] + order[:r]
-
-
-def _shuffled(items: Sequence[str], label: str) -> tuple[str, ...]:
-    """A seeded shuffle; the label names what is shuffled, so draws never share a stream."""
-    out = list(items)
-    random.Random(label).shuffle(out)
-    return tuple(out)
-
-
-# --------------------------------------------------------------------------- round-robin
-
-
-def round_robin(
-    bots: Sequence[str],
-    seats: int,
-    *,
-    games: int = 1,
-    rotations: bool = True,
-    seed: str,
-) -> list[Pairing]:
-    """Every ``seats``-subset of the field, under every rotation, ``games`` times.
-
-    With ``rotations`` each repetition draws a fresh seat order per table (so neighbours change
-    between repetitions) and plays all its rotations on one deal.  Without, one game per table
-    and repetition is played, rotating by the repetition number, so ``seats`` repetitions still
-    give every bot every seat.  Listed repetition by repetition; :func:`iter_round_robin` gives
-    the same pairings table by table, without a list.
-    """
-    combos = _combos(bots, seats, games, seed)
-    return [p for game in range(1, games + 1) for table, combo in enumerate(combos, start=1)
-            for p in _table_pairings(combo, game, table, seats, rotations, seed)]
-
-
-def iter_round_robin(
-    bots: Sequence[str],
-    seats: int,
-    *,
-    games: int = 1,
-    rotations: bool = True,
-    seed: str,
-) -> Iterator[Pairing]:
-    """The pairings of :func:`round_robin`, table by table (every repetition of a table in a
-    row, so its bots can stay warm), made as they are consumed: a long tournament's plan is
-    never held in memory."""
-    combos = _combos(bots, seats, games, seed)
-    for table, combo in enumerate(combos, start=1):
-        for game in range(1, games + 1):
-            yield from _table_pairings(combo, game, table, seats, rotations, seed)
-
-
-def _combos(bots: Sequence[str], seats: int, games: int, seed: str) -> list[tuple[str, ...]]:
-    _check_seats(seats)
-    field = _field(bots)
-    if seats > len(field):
-        raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({len(field)})")
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
-    combos = list(itertools.combinations(field, seats))
-    random.Random(f"{seed}:round_robin:order").shuffle(combos)
-    return combos
-
-
-def _table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, rotations: bool,
-                    seed: str) -> list[Pairing]:
-    """The pairings of one table in one repetition: its rotations, on one deal."""
-    if rotations:
-        order = _shuffled(combo, f"{seed}:round_robin:seats:{game}:{table}")
-        turns: Sequence[int] = range(seats)
-    else:
-        # One fixed order per table, so rotating by repetition covers every seat.
-        order = _shuffled(combo, f"{seed}:round_robin:seats:{table}")
-        turns = ((game - 1) % seats,)
-    deal = f"{seed}:round_robin:r{game}-t{table}"
-    return [Pairing(id=f"r{game}-t{table}-s{r}", round=game, table=table, seats=_rotate(order, r),
-                    deal=deal, rotation=r) for r in turns]
-
-
-# --------------------------------------------------------------------------- sizes
-
-
 def table_sizes(n_bots: int, seats: int, min_seats: int | None = None, *, fill: bool = True) -> tuple[int, ...]:
     """Table sizes of one Swiss round, largest first: as few byes as the sizes allow (each table
     ``min_seats`` to ``seats``; all ``seats`` without ``min_seats``), then as many full tables
@@ -153,7 +40,7 @@ def table_sizes(n_bots: int, seats: int, min_seats: int | None = None, *, fill: 
 
     ``fill=False``: the sizes of tournaments begun before that rule (full tables, then one
     table of the leftover bots if ``min_seats`` allows it), so that they resume as they began."""
-    _check_seats(seats)
+    check_seats(seats)
     if min_seats is not None and not MIN_SEATS <= min_seats <= seats:
         raise ValueError(f"min_seats must be between {MIN_SEATS} and seats ({seats}), got {min_seats}")
     smallest = seats if min_seats is None else min_seats
@@ -187,49 +74,13 @@ def bye_count(n_bots: int, seats: int, min_seats: int | None = None) -> int:
 
 def swiss_rounds_needed(n_bots: int, seats: int) -> int:
     """Default Swiss length: rounds for the top to separate, ceil(log_seats n) + 1, at least 3."""
-    _check_seats(seats)
+    check_seats(seats)
     if n_bots < 1:
         raise ValueError(f"n_bots must be positive, got {n_bots}")
     rounds = 0
     while seats**rounds < n_bots:  # integer log, free of floating-point edge cases
         rounds += 1
     return max(3, rounds + 1)
-
-
-def schedule_size(
-    format: Literal["round_robin", "swiss"],
-    n_bots: int,
-    seats: int,
-    games: int = 1,
-    *,
-    rotations: bool | None = None,
-    rounds: int | None = None,
-    min_seats: int | None = None,
-) -> int:
-    """Total games (Pairings) a schedule plays, for progress bars.
-
-    ``rotations`` defaults to each format's default (on for round-robin, off for Swiss).
-    A Swiss plays one deal per table per round, so ``games`` must be 1 there; ``rounds``
-    defaults to ``swiss_rounds_needed``.
-    """
-    _check_seats(seats)
-    if format == "round_robin":
-        if not seats <= n_bots:
-            raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({n_bots})")
-        if games < 1:
-            raise ValueError(f"games must be at least 1, got {games}")
-        per_table = seats if rotations is None or rotations else 1
-        return math.comb(n_bots, seats) * games * per_table
-    if format == "swiss":
-        if games != 1:
-            raise ValueError("a Swiss plays one deal per table per round; use rounds, not games")
-        sizes = table_sizes(n_bots, seats, min_seats)
-        per_round = sum(sizes) if rotations else len(sizes)
-        return per_round * (swiss_rounds_needed(n_bots, seats) if rounds is None else rounds)
-    raise ValueError(f"unknown format {format!r}; expected 'round_robin' or 'swiss'")
-
-
-# --------------------------------------------------------------------------- swiss
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,7 +296,7 @@ def swiss_round(
     all have ``seats`` seats, unless ``min_seats`` lets smaller tables seat bots that would
     otherwise sit out (:func:`table_sizes`).
     """
-    field = _field(bots)
+    field = canonical_field(bots)
     sizes = table_sizes(len(field), seats, min_seats, fill=fill)
     if round < 1:
         raise ValueError(f"round must be at least 1, got {round}")
@@ -453,7 +304,7 @@ def swiss_round(
 
     # Seeded order first, then a stable sort by points: equal scores are ordered by the seed.
     order = sorted(
-        _shuffled(field, f"{seed}:swiss:{round}:ties"),
+        shuffled(field, f"{seed}:swiss:{round}:ties"),
         key=lambda b: -standings.get(b, 0.0),
     )
     rank = {bot: i for i, bot in enumerate(order)}
@@ -473,7 +324,7 @@ def swiss_round(
                 id=f"r{round}-t{table}-s{r}",
                 round=round,
                 table=table,
-                seats=_rotate(drawn, r),
+                seats=rotate(drawn, r),
                 deal=deal,
                 rotation=r,
             )
