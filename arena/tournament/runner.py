@@ -28,7 +28,7 @@ from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
 from arena.storage import GameRow, Store, content_sha256, seat_results
-from arena.tournament.file import TournamentSpec
+from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import (
     Pairing,
     iter_round_robin,
