@@ -464,7 +464,7 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
 def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path, monkeypatch) -> None:
     """Games stored under a pairing's id but played by other bots (a database made when a Swiss
     went on after a failed round) are refused, not credited to the bots the schedule names now."""
-    import arena.tournament.runner as tournament_module
+    import arena.tournament.formats.swiss as tournament_module
 
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
     db = tmp_path / "s.db"

@@ -11,11 +11,11 @@ Modules: ``runner`` (a :class:`Tournament` bound to a store: bots, schedule, res
 playing itself is the execution layer's (:mod:`arena.execution`).
 """
 
+from arena.tournament.formats import place_points
 from arena.tournament.runner import (
     Progress,
     Tournament,
     TournamentOutcome,
-    place_points,
     referee_config,
     stored_results,
 )

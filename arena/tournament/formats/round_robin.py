@@ -1,14 +1,19 @@
 """The round-robin: every combination of ``seats`` bots, each played under every cyclic rotation
-of its seats with one shared deal (duplicate deals cancel the luck of the cards and of the seat)."""
+of its seats with one shared deal (duplicate deals cancel the luck of the cards and of the seat).
+
+No table depends on another's result, so the whole schedule is one round, made table by table
+as it is played (:func:`iter_round_robin`).
+"""
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from arena.core.pairing import Pairing
-from arena.tournament.formats.base import canonical_field, check_seats, rotate, shuffled
+from arena.tournament.formats.base import Format, Results, Round, canonical_field, check_seats, rotate, shuffled
 
 
 def round_robin(
@@ -74,3 +79,33 @@ def _table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, r
     deal = f"{seed}:round_robin:r{game}-t{table}"
     return [Pairing(id=f"r{game}-t{table}-s{r}", round=game, table=table, seats=rotate(order, r),
                     deal=deal, rotation=r) for r in turns]
+
+
+def round_robin_size(n_bots: int, seats: int, *, games: int = 1, rotations: bool = True) -> int:
+    """The matches (pairings) of :func:`round_robin` with a field of ``n_bots``."""
+    check_seats(seats)
+    if not seats <= n_bots:
+        raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({n_bots})")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    return math.comb(n_bots, seats) * games * (seats if rotations else 1)
+
+
+class RoundRobin(Format):
+    """Every combination of the field at every table size, ``games`` times (see :func:`round_robin`)."""
+
+    name = "round-robin"
+
+    @property
+    def round_count(self) -> int:
+        return 1
+
+    def size(self) -> int:
+        return round_robin_size(len(self.bots), self.spec.seats, games=self.spec.games, rotations=self.spec.rotations)
+
+    def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
+        yield Round(1, iter_round_robin(self.bots, self.spec.seats, games=self.spec.games,
+                                        rotations=self.spec.rotations, seed=self.spec.seed))
+
+
+FORMAT = RoundRobin

@@ -1,17 +1,41 @@
-"""The Swiss: one round of a multiplayer Swiss at a time, tables filled from the top of the
+"""The Swiss: a multiplayer Swiss, one round at a time, tables filled from the top of the
 standings, repeated tables avoided by a bounded search, byes spread, and seats balanced over the
-rounds."""
+rounds.  Each round is paired on the points (:func:`~arena.tournament.formats.base.points`) of
+the complete results of the rounds before it.
+
+How Swiss rounds are sized and scored is stored with each tournament (its ``schedule``, see
+:data:`~arena.tournament.formats.base.SCHEDULE`), so that one begun under an earlier rule resumes
+under it (its next round is paired as its first rounds were):
+
+1. full tables plus one leftover table; a round's points summed over its matches.
+2. tables seat as many bots as ``min_seats`` allows; a round's points are the mean over the
+   table's matches, and a game where nobody played gives nothing.
+"""
 
 from __future__ import annotations
 
 import itertools
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from arena.core.pairing import Pairing
-from arena.tournament.formats.base import MAX_SEATS, MIN_SEATS, canonical_field, check_seats, rotate, shuffled
+from arena.tournament.formats.base import (
+    MAX_SEATS,
+    MIN_SEATS,
+    SCHEDULE,
+    Format,
+    Results,
+    Round,
+    canonical_field,
+    check_seats,
+    points,
+    rotate,
+    shuffled,
+)
+from arena.tournament.spec import TournamentSpec
 
 # Weight of one earlier meeting of two tablemates against one unit of score displacement
 # (a bot moved one table away from its score group costs 1, two tables away 4).
@@ -331,3 +355,48 @@ def swiss_round(
             for r in turns
         )
     return SwissRound(round=round, pairings=tuple(pairings), byes=byes)
+
+
+def swiss_size(n_bots: int, seats: int, *, rounds: int | None = None, min_seats: int | None = None,
+               rotations: bool = False, fill: bool = True) -> int:
+    """The matches (pairings) of a Swiss of ``rounds`` rounds (default :func:`swiss_rounds_needed`)."""
+    sizes = table_sizes(n_bots, seats, min_seats, fill=fill)
+    per_round = sum(sizes) if rotations else len(sizes)
+    return per_round * (swiss_rounds_needed(n_bots, seats) if rounds is None else rounds)
+
+
+class Swiss(Format):
+    """A multiplayer Swiss of ``rounds`` rounds (by default enough for the field), each paired on
+    the points of the rounds before (see :func:`swiss_round`)."""
+
+    name = "swiss"
+
+    def __init__(self, spec: TournamentSpec, schedule: int = SCHEDULE) -> None:
+        super().__init__(spec, schedule)
+        self.count = spec.rounds or swiss_rounds_needed(len(self.bots), spec.seats)
+        self.fill = schedule >= 2  # rule 2 seats as many bots as min_seats allows
+
+    @property
+    def round_count(self) -> int:
+        return self.count
+
+    def size(self) -> int:
+        return swiss_size(len(self.bots), self.spec.seats, rounds=self.count, min_seats=self.spec.min_seats,
+                          rotations=self.spec.rotations, fill=self.fill)
+
+    def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
+        history: list[Pairing] = []
+        for number in range(1, self.count + 1):
+            standings = self.standings(history, results())
+            plan = swiss_round(self.bots, self.spec.seats, number, standings, history, seed=self.spec.seed,
+                               min_seats=self.spec.min_seats, rotations=self.spec.rotations, fill=self.fill)
+            yield Round(number, plan.pairings)
+            history.extend(plan.pairings)
+
+    def standings(self, pairings: Iterable[Pairing], results: Results) -> dict[str, Fraction]:
+        """The points it pairs on; a tournament begun under rule 1 keeps that rule's scoring."""
+        first_rule = self.schedule < 2
+        return points(self.bots, pairings, results, per_table=not first_rule, count_empty=first_rule)
+
+
+FORMAT = Swiss
