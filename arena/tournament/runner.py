@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import json
 import logging
@@ -27,6 +26,7 @@ from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
 from arena.storage import GameRow, Store, content_sha256, seat_results
+from arena.tournament.file import RUN_ONLY_FIELDS, comparable  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
 from protocol.messages import Limits
@@ -110,18 +110,9 @@ def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
     """A spec's value as compared on resume, so that two files that play the same games agree:
     the bots' entries by name only, in any order (the scheduler sorts the field); a default
     written out equal to one left out (``points``, a ``[sandbox]`` limit, ``min_seats`` equal to
-    ``seats``); variants in any order (they are independent switches)."""
-    if key == "bots" and isinstance(value, list):
-        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
-    if key == "points" and value is None:
-        return game.default_points
-    if key == "variants" and isinstance(value, list):
-        return sorted(value)
-    if key == "sandbox" and isinstance(value, dict):
-        return {"mode": "auto", **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
-    if key == "min_seats" and value == seats:
-        return None
-    return value
+    ``seats``); variants in any order (they are independent switches).  Each field of the file
+    says how (:func:`arena.tournament.file.comparable`)."""
+    return comparable(key, value, game, seats)
 
 
 def _shown(key: str, value: Any) -> str:
@@ -133,7 +124,6 @@ def _shown(key: str, value: Any) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
-RUN_ONLY_FIELDS = frozenset({"concurrent"})  # settings a resumed run may change
 
 
 class Tournament:

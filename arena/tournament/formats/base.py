@@ -12,13 +12,14 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from arena.core.pairing import Pairing
 from arena.games import GameResult
+from arena.tournament.fields import Field
 from arena.tournament.spec import TournamentSpec
 
 MIN_SEATS = 2
@@ -83,7 +84,9 @@ class Format(ABC):
     """A tournament format bound to one tournament: how many matches it plays, which, and how it
     scores them.
 
-    The runner plays :meth:`rounds` one at a time and asks for the next only once the round
+    A format declares its own tournament-file fields (``fields``, read into ``spec.options``);
+    the file's reader refuses another format's field, unless written out at its default, and
+    ``instead`` says why, by that field's name.  The runner plays :meth:`rounds` one at a time and asks for the next only once the round
     before is played in full and stored, so a format may pair a round on the results of the
     rounds before it.  Every schedule is a pure function of the tournament's definition and, for
     a later round, of those results: a resumed tournament makes the same pairings again and
@@ -92,6 +95,13 @@ class Format(ABC):
     """
 
     name: ClassVar[str]  # as a tournament file's ``format`` names it
+    fields: ClassVar[tuple[Field, ...]] = ()
+    instead: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def seatings(cls, values: Mapping[str, Any]) -> set[int]:
+        """The table sizes it may seat, given a file's values (``seats``, and its own fields)."""
+        return {values["seats"]}
 
     def __init__(self, spec: TournamentSpec, schedule: int = SCHEDULE) -> None:
         self.spec = spec

@@ -13,7 +13,10 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 
 from arena.core.pairing import Pairing
+from arena.tournament.fields import Field, Whole
 from arena.tournament.formats.base import Format, Results, Round, canonical_field, check_seats, rotate, shuffled
+
+MAX_GAMES = 10_000  # a bound that keeps a typo from promising a run of centuries
 
 
 def round_robin(
@@ -95,16 +98,22 @@ class RoundRobin(Format):
     """Every combination of the field at every table size, ``games`` times (see :func:`round_robin`)."""
 
     name = "round-robin"
+    fields = (Field("games", Whole(1, MAX_GAMES), "matches per table and seat rotation", default=1),)
+    instead = {"rounds": "round-robin uses games", "min_seats": "a round-robin table always has seats bots"}
+
+    @property
+    def games(self) -> int:
+        return self.spec.options["games"]
 
     @property
     def round_count(self) -> int:
         return 1
 
     def size(self) -> int:
-        return round_robin_size(len(self.bots), self.spec.seats, games=self.spec.games, rotations=self.spec.rotations)
+        return round_robin_size(len(self.bots), self.spec.seats, games=self.games, rotations=self.spec.rotations)
 
     def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
-        yield Round(1, iter_round_robin(self.bots, self.spec.seats, games=self.spec.games,
+        yield Round(1, iter_round_robin(self.bots, self.spec.seats, games=self.games,
                                         rotations=self.spec.rotations, seed=self.spec.seed))
 
 

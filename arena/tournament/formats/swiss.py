@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from arena.core.pairing import Pairing
 from arena.tournament.formats.base import (
@@ -35,6 +36,7 @@ from arena.tournament.formats.base import (
     rotate,
     shuffled,
 )
+from arena.tournament.fields import Field, FieldError, Reading, Whole
 from arena.tournament.spec import TournamentSpec
 
 # Weight of one earlier meeting of two tablemates against one unit of score displacement
@@ -45,6 +47,7 @@ PAIR_WEIGHT = 3
 SEARCH_BUDGET = 40_000
 # Bound on the improving swaps of one local search, so a round is always cheap.
 MAX_SWAPS = 200
+MAX_ROUNDS = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,15 +368,33 @@ def swiss_size(n_bots: int, seats: int, *, rounds: int | None = None, min_seats:
     return per_round * (swiss_rounds_needed(n_bots, seats) if rounds is None else rounds)
 
 
+def _min_seats_fit(min_seats: int, reading: Reading) -> None:
+    game, seats = reading.game, reading.values["seats"]
+    if min_seats > seats or min_seats < game.min_players:
+        raise FieldError("min_seats", f"must be from {game.min_players} to seats ({seats})")
+
+
 class Swiss(Format):
     """A multiplayer Swiss of ``rounds`` rounds (by default enough for the field), each paired on
     the points of the rounds before (see :func:`swiss_round`)."""
 
     name = "swiss"
+    fields = (
+        Field("rounds", Whole(1, MAX_ROUNDS), "rounds; by default enough for the field", example="4"),
+        Field("min_seats", Whole(MIN_SEATS, MAX_SEATS), "tables may seat this few, so that fewer bots sit out",
+              example="3", check=_min_seats_fit,
+              compare=lambda value, game, seats: None if value == seats else value),  # equal to seats: unset
+    )
+    instead = {"games": "a swiss plays one deal per table per round"}
+
+    @classmethod
+    def seatings(cls, values: Mapping[str, Any]) -> set[int]:
+        return {values["seats"], values["min_seats"] or values["seats"]}
 
     def __init__(self, spec: TournamentSpec, schedule: int = SCHEDULE) -> None:
         super().__init__(spec, schedule)
-        self.count = spec.rounds or swiss_rounds_needed(len(self.bots), spec.seats)
+        self.min_seats: int | None = spec.options["min_seats"]
+        self.count: int = spec.options["rounds"] or swiss_rounds_needed(len(self.bots), spec.seats)
         self.fill = schedule >= 2  # rule 2 seats as many bots as min_seats allows
 
     @property
@@ -381,7 +402,7 @@ class Swiss(Format):
         return self.count
 
     def size(self) -> int:
-        return swiss_size(len(self.bots), self.spec.seats, rounds=self.count, min_seats=self.spec.min_seats,
+        return swiss_size(len(self.bots), self.spec.seats, rounds=self.count, min_seats=self.min_seats,
                           rotations=self.spec.rotations, fill=self.fill)
 
     def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
@@ -389,7 +410,7 @@ class Swiss(Format):
         for number in range(1, self.count + 1):
             standings = self.standings(history, results())
             plan = swiss_round(self.bots, self.spec.seats, number, standings, history, seed=self.spec.seed,
-                               min_seats=self.spec.min_seats, rotations=self.spec.rotations, fill=self.fill)
+                               min_seats=self.min_seats, rotations=self.spec.rotations, fill=self.fill)
             yield Round(number, plan.pairings)
             history.extend(plan.pairings)
 
