@@ -18,8 +18,19 @@ from arena.storage.registry import cache_dir, materialize, register
 from arena.core import ids
 from arena.core.ids import GameId
 from arena.errors import ConfigError, StorageError, UnknownBot
-from arena.execution.jobs import Task, iter_jobs, job_size, table_config
-from arena.execution.local import execute
+from arena.execution import (
+    Event,
+    Executor,
+    GameFinished,
+    MatchFailed,
+    MatchFinished,
+    PlayConfig,
+    Task,
+    executor_for,
+    iter_jobs,
+    job_size,
+    table_config,
+)
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, RefereeConfig
@@ -264,19 +275,11 @@ class Tournament:
         errors: list[str] = []
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
-            @functools.cache
-            def client() -> Any:
-                """The cluster's client, connected when first needed and kept for every round."""
-                from arena.execution.dask import (
-                    connect,  # Dask is an optional dependency
-                )
-
-                return stack.enter_context(connect(cluster, workers))
-
-            target = None if cluster is None else client
+            # One executor for every round: a cluster's client is connected once, when first needed.
+            executor = stack.enter_context(executor_for(workers, cluster, self.play_config()))
             progress.matches_total = self.format.size()
             for round in self.format.rounds(self.results):
-                self._execute(round.pairings, workers, progress, on_progress, errors, target)
+                self._execute(round.pairings, executor, progress, on_progress, errors)
                 if errors:
                     # A later round may be paired on this one's results: not on a part of them.
                     # A rerun plays what is missing here, then goes on.
@@ -290,10 +293,13 @@ class Tournament:
         board = self.rate()
         return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
 
-    def _execute(self, pairings: Iterable[Pairing], workers: int, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str],
-                 cluster: Callable[[], Any] | None = None) -> None:
-        """Play what is not stored yet: locally, or on the cluster whose client ``cluster()`` gives."""
+    def play_config(self) -> PlayConfig:
+        """What each of its jobs is played under."""
+        return PlayConfig(referee_config(self.spec), self.game.name, self.config)
+
+    def _execute(self, pairings: Iterable[Pairing], executor: Executor, progress: Progress,
+                 on_progress: Callable[[Progress], None] | None, errors: list[str]) -> None:
+        """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends."""
         done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
@@ -311,35 +317,25 @@ class Tournament:
             if on_progress:
                 on_progress(progress)
 
-        def on_event(kind: str, payload: Any) -> None:
-            if kind == "game":
-                task, report = payload
-                self.store_game(task, report)
-                progress.games_done += 1
-            elif kind == "match":
-                progress.matches_done += 1
-                progress.matches_played += 1
-            else:
-                progress.matches_done += 1  # a failed match is over too (a rerun retries it)
-                _, text = payload
-                errors.append(text)
-                log.error("%s", text)
+        def on_event(event: Event) -> None:
+            match event:
+                case GameFinished(task, report):
+                    self.store_game(task, report)
+                    progress.games_done += 1
+                case MatchFinished():
+                    progress.matches_done += 1
+                    progress.matches_played += 1
+                case MatchFailed(message=text):
+                    progress.matches_done += 1  # a failed match is over too (a rerun retries it)
+                    errors.append(text)
+                    log.error("%s", text)
             if on_progress:
                 on_progress(progress)
 
         # Sized on what is left to play (matches with stored games count as done): a resumed
         # tournament's remainder is still split across every worker.
         left = max(progress.matches_total - len(done.results), 1)
-        jobs = iter_jobs(tasks(), job_size(left, workers))
-        if cluster is not None:
-            from arena.execution.dask import execute_on_cluster
-
-            planned = list(jobs)  # Dask takes the whole plan at once
-            if planned:
-                execute_on_cluster(planned, cluster(), workers, referee_config(self.spec), self.game.name,
-                                   self.config, on_event)
-        else:
-            execute(jobs, workers, referee_config(self.spec), self.game.name, self.config, on_event)
+        executor.run(iter_jobs(tasks(), job_size(left, executor.workers)), on_event)
 
     def store_game(self, task: Task, report: GameReport) -> None:
         """Commit one finished game (record, results, faults, stderr logs) in one transaction."""
