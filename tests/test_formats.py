@@ -101,3 +101,71 @@ def test_a_failed_round_says_which_rounds_were_not_paired() -> None:
     assert swiss.incomplete(last) is None
     round_robin = bound(format="round-robin", seats=2, bots=3)
     assert round_robin.incomplete(next(round_robin.rounds(lambda: unplayed))) is None
+
+
+LINEUP = '''"""A format made up for the test: the field's first ``seats`` bots, ``repeats`` times."""
+
+from arena.core.pairing import Pairing
+from arena.tournament.fields import Field, Whole
+from arena.tournament.formats.base import Format, Round
+
+
+class Lineup(Format):
+    name = "lineup"
+    fields = (Field("repeats", Whole(1, 9), "times the lineup plays", default=2),)
+
+    @property
+    def round_count(self):
+        return 1
+
+    def size(self):
+        return self.spec.options["repeats"]
+
+    def rounds(self, results):
+        seats = tuple(sorted(self.bots)[: self.spec.seats])
+        yield Round(1, [Pairing(f"r1-t1-s{i}", 1, 1, seats, "lineup", 0) for i in range(self.size())])
+
+
+FORMAT = Lineup
+'''
+
+PROBE = '''
+import sys, tomllib
+from pathlib import Path
+from arena.errors import ConfigError
+from arena.tournament.file import parse_tournament
+from arena.tournament.formats import get_format
+base = 'name = "x"\\ngame = "reactor"\\nseats = 2\\n[[bots]]\\nname = "a"\\n[[bots]]\\nname = "b"\\n[[bots]]\\nname = "c"\\n'
+spec = parse_tournament(tomllib.loads('format = "lineup"\\nrepeats = 3\\n' + base), Path("/t/x.toml"))
+fmt = get_format(spec.format)(spec)
+print([p.seats for r in fmt.rounds(lambda: None) for p in r.pairings], spec.to_json()["repeats"])
+for text in ('format = "lineup"\\nrounds = 2\\n', 'repeats = 3\\n', 'format = "lineup"\\nrepeats = 10\\n'):
+    try:
+        parse_tournament(tomllib.loads(text + base), Path("/t/x.toml"))
+    except ConfigError as exc:
+        print(exc)
+'''
+
+
+def test_a_new_format_is_one_new_module(tmp_path: Path) -> None:
+    """Dropped into formats/, a module is a format: found by the registry, its fields read from
+    tournament files (and refused in another format's), its rounds played; nothing else changes."""
+    import shutil
+    import subprocess
+    import sys
+
+    from common import ROOT
+
+    tree = tmp_path / "tree"
+    for name in ("arena", "protocol"):
+        shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "arena" / "tournament" / "formats" / "lineup.py").write_text(LINEUP)
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[('a', 'b'), ('a', 'b'), ('a', 'b')] 3",
+        "/t/x.toml: field 'rounds': applies to swiss only",
+        "/t/x.toml: field 'repeats': applies to lineup only",
+        "/t/x.toml: field 'repeats': must be from 1 to 9, not 10",
+    ]

@@ -84,9 +84,7 @@ class Format(ABC):
     """A tournament format bound to one tournament: how many matches it plays, which, and how it
     scores them.
 
-    A format declares its own tournament-file fields (``fields``, read into ``spec.options``);
-    the file's reader refuses another format's field, unless written out at its default, and
-    ``instead`` says why, by that field's name.  The runner plays :meth:`rounds` one at a time and asks for the next only once the round
+    The runner plays :meth:`rounds` one at a time and asks for the next only once the round
     before is played in full and stored, so a format may pair a round on the results of the
     rounds before it.  Every schedule is a pure function of the tournament's definition and, for
     a later round, of those results: a resumed tournament makes the same pairings again and
@@ -95,7 +93,10 @@ class Format(ABC):
     """
 
     name: ClassVar[str]  # as a tournament file's ``format`` names it
+    # Its own tournament-file fields, read into ``spec.options`` (arena.tournament.file): a file of
+    # another format may not set them, except to their defaults.
     fields: ClassVar[tuple[Field, ...]] = ()
+    # Why it takes no field of another format's, by that field's name (the error says so).
     instead: ClassVar[Mapping[str, str]] = {}
 
     @classmethod

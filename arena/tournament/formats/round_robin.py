@@ -95,7 +95,7 @@ def round_robin_size(n_bots: int, seats: int, *, games: int = 1, rotations: bool
 
 
 class RoundRobin(Format):
-    """Every combination of the field at every table size, ``games`` times (see :func:`round_robin`)."""
+    """Every table of ``seats`` bots the field makes, ``games`` times (see :func:`round_robin`), in one round."""
 
     name = "round-robin"
     fields = (Field("games", Whole(1, MAX_GAMES), "matches per table and seat rotation", default=1),)
