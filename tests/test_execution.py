@@ -1,15 +1,18 @@
-"""The execution layer's shared parts, without playing: the ledger that passes every match's
-events exactly once, jobs shipped to another machine, and the choice of executor."""
+"""The execution layer's shared parts: the ledger that passes every match's events exactly once,
+jobs shipped to another machine, the choice of executor, and a third executor made of them."""
 
 from __future__ import annotations
 
 import os
+import queue
 import sys
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from arena.execution import GameFinished, MatchFailed, MatchFinished, PlayConfig, executor_for
+from arena.execution import Event, Executor, GameFinished, MatchFailed, MatchFinished, PlayConfig, executor_for
 from arena.execution.dask import DaskExecutor
-from arena.execution.jobs import Task
+from arena.execution.jobs import Player, Task
 from arena.execution.ledger import Ledger
 from arena.execution.local import LocalExecutor
 from arena.execution.shipping import Shipper, unpack
@@ -103,3 +106,50 @@ def test_the_cluster_option_picks_the_executor() -> None:
     assert isinstance(cluster, DaskExecutor) and cluster.address == "tcp://10.0.0.5:8786" and cluster.workers == 2
     with cluster:  # nothing to play: nothing connected, nothing to close
         cluster.run([], print)
+
+
+class InThread(Executor):
+    """A backend made for the test of the shared parts alone: the jobs played by a Player on a
+    thread of this process, the events brought back through a queue and passed on by a Ledger."""
+
+    def run(self, jobs: Iterable[list[Task]], on_event: Callable[[Event], None]) -> None:
+        ledger = Ledger(on_event)
+        given = list(enumerate(jobs))
+        for number, job in given:
+            ledger.give(number, job)
+        inbox: queue.SimpleQueue[Event | int | None] = queue.SimpleQueue()
+
+        def work() -> None:  # bots die with the thread that starts them: it lives for the whole run
+            with Player() as player:
+                for number, job in given:
+                    player.play(job, self.play, inbox.put)
+                    inbox.put(number)
+            inbox.put(None)
+
+        threading.Thread(target=work, daemon=True).start()
+        while (item := inbox.get()) is not None:
+            if isinstance(item, int):
+                ledger.done(item)
+            else:
+                ledger.forward(item)
+
+
+def test_a_new_executor_made_of_the_shared_parts_plays_a_tournament(tmp_path: Path, monkeypatch) -> None:
+    """The runner knows executors by their interface only: a third one (picked where --cluster
+    picks) stores the same games as the local executor."""
+    import arena.tournament.runner
+    from arena.storage import Store
+    from arena.tournament import Tournament
+    from arena.tournament.file import load_tournament
+    from test_tournament import random_field, results_of, write
+
+    text = random_field(3, games=2)
+    for name, executor in (("local", None), ("thread", InThread)):
+        if executor is not None:
+            monkeypatch.setattr(arena.tournament.runner, "executor_for",
+                                lambda workers, cluster, play, executor=executor: executor(workers, play))
+        db = tmp_path / f"{name}.db"
+        with Store(str(db)) as store:
+            outcome = Tournament(load_tournament(write(tmp_path, text, f"{name}.toml")), store, db).run(workers=1)
+        assert outcome.errors == [] and outcome.played == 6
+    assert results_of(tmp_path / "thread.db") == results_of(tmp_path / "local.db")
