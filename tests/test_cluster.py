@@ -18,7 +18,8 @@ distributed = pytest.importorskip("distributed")
 
 from arena.execution import affinity  # noqa: E402
 from arena.bots.package import ShippedBot, ship, unship  # noqa: E402
-from arena.execution.dask import execute_on_cluster  # noqa: E402
+from arena.execution import PlayConfig  # noqa: E402
+from arena.execution.dask import DaskExecutor  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.games import GameConfig  # noqa: E402
 from arena.referee import BotSpec, RefereeConfig  # noqa: E402
@@ -132,7 +133,7 @@ def test_matches_the_queue_did_not_take_come_with_the_jobs_result(tmp_path: Path
     refused: list[str] = []
 
     def refuse(queue, events) -> bool:
-        refused.append(arena.execution.dask._match_of(*events[-1]))
+        refused.append(events[-1].match_id)
         return False
 
     monkeypatch.setattr(arena.execution.dask, "_put", refuse)
@@ -151,7 +152,7 @@ def results_of_local(tmp_path: Path, text: str) -> list:
 def test_missing_dask_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
     with pytest.raises(ArenaError, match=r"install the cluster extra, pip install -e '\.\[cluster\]'"):
-        execute_on_cluster([[]], "local", 1, RefereeConfig(), "reactor", GameConfig(players=3), lambda *_: None)
+        DaskExecutor("local", 1, PlayConfig(RefereeConfig(), "reactor", GameConfig(players=3))).run([[]], print)
 
 
 def test_shipped_bot_runs_from_the_worker_cache(tmp_path: Path) -> None:

@@ -16,15 +16,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tournament.scheduling import (
+from arena.errors import ConfigError
+from arena.tournament.formats import (
     Pairing,
     SwissRound,
     bye_count,
+    REGISTRY,
+    get_format,
     iter_round_robin,
     round_robin,
-    schedule_size,
+    round_robin_size,
     swiss_round,
     swiss_rounds_needed,
+    swiss_size,
     table_count,
     table_sizes,
 )
@@ -149,12 +153,12 @@ def test_round_robin_rejects_bad_arguments(bots: list[str], seats: int, games: i
 
 
 @given(n=st.integers(2, 9), k=st.integers(2, 6), games=st.integers(1, 3), rotations=st.booleans())
-def test_schedule_size_counts_the_round_robin(n: int, k: int, games: int, rotations: bool) -> None:
+def test_round_robin_size_counts_the_round_robin(n: int, k: int, games: int, rotations: bool) -> None:
     if k > n:
         with pytest.raises(ValueError):
-            schedule_size("round_robin", n, k, games)
+            round_robin_size(n, k, games=games)
         return
-    size = schedule_size("round_robin", n, k, games, rotations=rotations)
+    size = round_robin_size(n, k, games=games, rotations=rotations)
     assert size == len(round_robin(names(n), k, games=games, rotations=rotations, seed="size"))
 
 
@@ -172,14 +176,14 @@ def test_iter_round_robin_makes_the_same_pairings_table_by_table(n: int, k: int,
     assert tables == sorted(tables, key=tables.index)  # each table's pairings are contiguous
 
 
-def test_schedule_size_for_swiss_and_bad_formats() -> None:
-    assert schedule_size("swiss", 10, 3) == 3 * 4  # 3 tables, swiss_rounds_needed(10, 3) == 4
-    assert schedule_size("swiss", 10, 3, rounds=5, rotations=True) == 9 * 5
-    assert schedule_size("swiss", 10, 4, rounds=2, min_seats=2) == 3 * 2
-    with pytest.raises(ValueError, match="unknown format"):
-        schedule_size("knockout", 8, 2)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="rounds, not games"):
-        schedule_size("swiss", 8, 2, 2)
+def test_swiss_size_and_unknown_formats() -> None:
+    assert swiss_size(10, 3) == 3 * 4  # 3 tables, swiss_rounds_needed(10, 3) == 4
+    assert swiss_size(10, 3, rounds=5, rotations=True) == 9 * 5
+    assert swiss_size(10, 4, rounds=2, min_seats=2) == 3 * 2
+    assert swiss_size(7, 3, rounds=2, min_seats=2, fill=False) == 2 * 2  # the first rule: 3 + 3 and a bye
+    assert list(REGISTRY) == ["round-robin", "swiss"]
+    with pytest.raises(ConfigError, match="unknown format 'knockout' \\(formats: round-robin, swiss\\)"):
+        get_format("knockout")
 
 
 # --------------------------------------------------------------------------- sizes
@@ -460,7 +464,7 @@ def test_swiss_rejects_bad_arguments(
 def test_the_exact_search_handles_any_number_of_short_tables(sizes: tuple[int, ...]) -> None:
     """min_seats can now make several short tables a round; the search for a grouping without
     a repeated table assumed one at most, and found nothing (a repeat was kept) with two."""
-    from arena.tournament.scheduling import _exact_search
+    from arena.tournament.formats.swiss import _exact_search
 
     players = names(sum(sizes))
     found = _exact_search(players, sizes, lambda table, index: (0, 0), bound=(1, 0))

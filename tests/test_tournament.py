@@ -19,7 +19,7 @@ import pytest
 from arena.execution import affinity
 from arena.errors import ConfigError
 from arena.storage import Store, open_store
-from arena.tournament.scheduling import Pairing
+from arena.tournament.formats import Pairing
 from arena.referee.standing import disqualified_seats, out_of_match
 from arena.tournament import Tournament, stored_results
 from arena.tournament.file import load_tournament
@@ -499,12 +499,12 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
     db = tmp_path / "s.db"
     real = Tournament._execute
 
-    def one_match_fails(self, pairings, workers, progress, on_progress, errors, cluster=None):
+    def one_match_fails(self, pairings, executor, progress, on_progress, errors):
         pairings = list(pairings)
         if pairings[0].round == 1:
             errors.append("match t/r1-t2 failed: (made up for the test)")
             pairings = pairings[:1]
-        real(self, pairings, workers, progress, on_progress, errors, cluster)
+        real(self, pairings, executor, progress, on_progress, errors)
 
     with open_store(str(db)) as store:
         monkeypatch.setattr(Tournament, "_execute", one_match_fails)
@@ -519,7 +519,7 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
 def test_stored_games_that_do_not_follow_the_schedule_are_refused(tmp_path: Path, monkeypatch) -> None:
     """Games stored under a pairing's id but played by other bots (a database made when a Swiss
     went on after a failed round) are refused, not credited to the bots the schedule names now."""
-    import arena.tournament.runner as tournament_module
+    import arena.tournament.formats.swiss as tournament_module
 
     text = random_field(6, seats=3, extra='format = "swiss"\nrounds = 1\nrotations = false')
     db = tmp_path / "s.db"
@@ -608,7 +608,7 @@ def test_claimed_cpus_are_distinct_and_freed_when_the_process_ends(tmp_path: Pat
 
 def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
     from arena.referee import BotSpec
-    from arena.tournament.scheduling import Pairing
+    from arena.tournament.formats import Pairing
     from arena.execution.jobs import Task, iter_jobs, job_size
 
     def task(i: int, bots: tuple[str, ...]) -> Task:
@@ -624,11 +624,11 @@ def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
 def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
     """The plan is consumed lazily: when the first game arrives, at most two jobs per worker
     have been taken, so the coordinator holds a bounded part of a long tournament."""
+    from arena.execution import GameFinished, PlayConfig, Task
+    from arena.execution.local import LocalExecutor
     from arena.games import GameConfig
     from arena.referee import RefereeConfig, bot_spec
-    from arena.tournament.scheduling import Pairing
-    from arena.execution.jobs import Task
-    from arena.execution.local import execute
+    from arena.tournament.formats import Pairing
 
     bots = (bot_spec(str(RANDOM), "x"), bot_spec(str(RANDOM), "y"))
     taken: list[int] = []
@@ -642,13 +642,14 @@ def test_executor_takes_jobs_only_as_workers_free_up(tmp_path: Path) -> None:
     seen_at_first: list[int] = []
     games: list[str] = []
 
-    def on_event(kind: str, payload: object) -> None:
+    def on_event(event: object) -> None:
         if not seen_at_first:
             seen_at_first.append(len(taken))
-        if kind == "game":
-            games.append(payload[1].game_id)  # type: ignore[index]
+        if isinstance(event, GameFinished):
+            games.append(event.report.game_id)
 
-    execute(jobs(), 2, RefereeConfig(sandbox_mode="none"), "reactor", GameConfig(players=2), on_event)
+    play = PlayConfig(RefereeConfig(sandbox_mode="none"), "reactor", GameConfig(players=2))
+    LocalExecutor(2, play).run(jobs(), on_event)
     assert seen_at_first[0] <= 4
     assert len(taken) == 12 and len(games) == 12
 

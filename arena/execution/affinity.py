@@ -21,9 +21,11 @@ import fcntl
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["available_cpus", "claim_cpu", "current_cpu", "pin", "restore", "worker_cpus"]
+__all__ = ["available_cpus", "claim_cpu", "current_cpu", "pin", "pinned", "restore", "worker_cpus"]
 
 _claims: list[int] = []  # lock files this process holds, open for its lifetime
 
@@ -120,6 +122,16 @@ def restore(mask: set[int] | None) -> None:
         except (AttributeError, OSError):
             pass
         _set_policy(getattr(os, "SCHED_OTHER", None))
+
+
+@contextmanager
+def pinned(cpu: int | None) -> Iterator[None]:
+    """This process on ``cpu`` for the block (see :func:`pin`), as it was after it."""
+    mask = pin(cpu)
+    try:
+        yield
+    finally:
+        restore(mask)
 
 
 def _set_policy(policy: int | None) -> None:

@@ -1,23 +1,24 @@
-"""Playing a tournament on a Dask cluster: the same contract as ``tournament.execute``.
+"""Playing a tournament on a Dask cluster: :class:`DaskExecutor`, the :class:`~arena.execution.Executor`
+of the ``--cluster`` option.
 
 Each job (the matches of one table) is one Dask task.  It runs on a worker: the referee and
-the bots run there.  As each match ends, the task hands its events (``("game", (match_id,
-report))``, then ``("match", id)`` or ``("error", (id, text))``) to the coordinator (this
+the bots run there.  As each match ends, the task hands its events (each game's
+:class:`~arena.execution.events.GameFinished`, then the match's end) to the coordinator (this
 process) through a Dask queue of the run, so that the coordinator stores them, and shows
 progress, as the job goes on rather than when it ends; what it could not hand over that way
 it returns.  The coordinator stays the only writer to the database.
 
-Exactly once: a match is handed over whole, once it is over, and the coordinator takes each
-match id once per run, skipping it when it comes again (``Store.add_game`` is idempotent by
-id as well).  When a worker dies mid-job the scheduler runs the job again elsewhere
-(``retries`` covers exceptions too) and its matches are played again from the start: the
-matches it had finished were stored and are skipped; the one it was playing was never seen
-here, so no match mixes games of two attempts.  A Ctrl-C keeps every finished match.
+Exactly once (:mod:`arena.execution.ledger`): a match is handed over whole, once it is over,
+and the coordinator takes each match once per run, dropping it when it comes again
+(``Store.add_game`` is idempotent by id as well).  When a worker dies mid-job the scheduler runs
+the job again elsewhere (``retries`` covers exceptions too) and its matches are played again
+from the start: the matches it had finished were stored and are dropped; the one it was playing
+was never seen here, so no match mixes games of two attempts.  A Ctrl-C keeps every finished match.
 
-Workers need not share the coordinator's filesystem: each bot's file travels with the job and
-is written to a cache directory of the worker's machine (``$TMPDIR/arena-bots-UID``, one file
-per content, shared by its workers), then run from there: Python bots under the worker's own
-interpreter, ``node`` bots under its ``node``.
+Workers need not share the coordinator's filesystem: each job is shipped with its bots
+(:mod:`arena.execution.shipping`), written to a cache directory of the worker's machine
+(``$TMPDIR/arena-bots-UID``, one file per content, shared by its workers), then run from there:
+Python bots under the worker's own interpreter, ``node`` bots under its ``node``.
 
 Running a cluster by hand::
 
@@ -39,31 +40,26 @@ CPU taken plays unpinned, so run at most one worker process per CPU.
 
 from __future__ import annotations
 
-import atexit
+import contextlib
 import logging
-import os
 import pickle
 import re
-import shutil
-import stat
-import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
-from arena.bots.package import ShippedBot, ship, unship
 from arena.core import terminal
 from arena.core.signals import children_ignore_sigint
 from arena.errors import ArenaError, UsageError
-from arena.execution import affinity
-from arena.execution.jobs import Task, play_job
-from arena.games import GameConfig, get_game
-from arena.referee import BotSpec, Referee, RefereeConfig
+from arena.execution import Executor, affinity
+from arena.execution.events import Event, MatchOver
+from arena.execution.jobs import PlayConfig, Player, Task
+from arena.execution.ledger import Ledger
+from arena.execution.shipping import Shipper, ShippedJob, bot_cache, unpack
 
 log = logging.getLogger("arena.execution.dask")
 
@@ -90,26 +86,9 @@ def _distributed() -> Any:
 # -- on a worker ----------------------------------------------------------------------------------
 
 _lock = threading.Lock()
-_referees: dict[RefereeConfig, Referee] = {}
+_player = Player()  # this worker process's referees, kept across its tasks
 _cache: Path | None = None
 _cpu: list[int | None] = []  # the CPU this worker process claimed, once decided
-
-
-def _bot_cache() -> Path:
-    """The machine's bot cache for this user; a private one if that path is not safely ours."""
-    path = Path(tempfile.gettempdir()) / f"arena-bots-{os.getuid()}"
-    try:
-        path.mkdir(exist_ok=True)
-        info = path.lstat()
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():  # not a planted dir or link
-            os.chmod(path, 0o755)  # a bot's own uid must read it
-            return path
-    except OSError:
-        pass
-    private = Path(tempfile.mkdtemp(prefix="arena-bots-"))
-    os.chmod(private, 0o755)
-    atexit.register(shutil.rmtree, private, True)
-    return private
 
 
 def _worker_cpu() -> int | None:
@@ -135,64 +114,46 @@ def _set_up_reporting() -> None:
         terminal.report_to_stderr("arena")
 
 
-def _worker_state(config: RefereeConfig) -> tuple[Referee, Path]:
-    """This worker process's referee (its own ZeroMQ context) and bot cache, made on first use
-    (call it pinned, so that the referee's I/O thread keeps to the worker's CPU too)."""
+def _worker_cache() -> Path:
+    """This worker process's bot cache, found on its first task (when its reporting is set up too)."""
     global _cache
     with _lock:
-        if _cache is None:  # this worker process's first task
-            _cache = _bot_cache()
+        if _cache is None:
+            _cache = bot_cache()
             _set_up_reporting()
-        if config not in _referees:
-            _referees[config] = Referee(config)
-        return _referees[config], _cache
+        return _cache
 
 
-Events = list[tuple[str, Any]]  # one match's events, in order: its games, then its end
+Events = list[Event]  # one match's events, in order: its games, then its end
 
 
-def play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
-                game_name: str, game_config: GameConfig, stream: str | None = None) -> list[Events]:
+def play_remote(job: ShippedJob, play: PlayConfig, stream: str | None = None) -> list[Events]:
     """The Dask task: play one job here, hand each finished match's events to the queue named
     ``stream``, and return the matches it could not hand over.
 
-    The executing thread, and so the bots it starts, keep to this worker's CPU for the task, as
-    a local worker does: unpinned, a table's wake-ups cross CPUs and cost more than twice as much."""
-    mask = affinity.pin(_worker_cpu())
-    try:
-        return _play_remote(tasks, bots, config, game_name, game_config, stream)
-    finally:
-        affinity.restore(mask)
+    The executing thread, and so the referee and the bots it starts, keep to this worker's CPU
+    for the task, as a local worker does: unpinned, a table's wake-ups cross CPUs and cost more
+    than twice as much."""
+    with affinity.pinned(_worker_cpu()):
+        return _play_remote(job, play, stream)
 
 
-def _play_remote(tasks: list[Task], bots: list[tuple[BotSpec, ShippedBot]], config: RefereeConfig,
-                 game_name: str, game_config: GameConfig, stream: str | None) -> list[Events]:
-    referee, cache = _worker_state(config)
-    here = {spec: unship(bot, cache) for spec, bot in bots}
-    job = [replace(task, bots=tuple(here[b] for b in task.bots)) for task in tasks]
+def _play_remote(job: ShippedJob, play: PlayConfig, stream: str | None) -> list[Events]:
+    tasks = unpack(job, _worker_cache())
     queue = _queue(stream)
     playing: dict[str, Events] = {}  # match id -> its events so far
     unsent: list[Events] = []
 
-    def emit(kind: str, payload: Any) -> None:
-        if kind == "game":  # the coordinator has the task; send only what it lacks
-            task, report = payload
-            payload = (task.match_id, report)
-        match_id = _match_of(kind, payload)
-        playing.setdefault(match_id, []).append((kind, payload))
-        if kind != "game":  # the match is over, played or failed: hand it over whole
-            events = playing.pop(match_id)
+    def emit(event: Event) -> None:
+        playing.setdefault(event.match_id, []).append(event)
+        if isinstance(event, MatchOver):  # played or failed: hand it over whole
+            events = playing.pop(event.match_id)
             if queue is None or not _put(queue, events):
                 unsent.append(events)
 
     # Called in the worker's executing thread, which outlives the bots it starts.
-    play_job(referee, job, get_game(game_name), game_config, emit)
+    _player.play(tasks, play, emit)
     return unsent + list(playing.values())
-
-
-def _match_of(kind: str, payload: Any) -> str:
-    """The match id an event belongs to."""
-    return payload if kind == "match" else payload[0]
 
 
 def _queue(name: str | None) -> Any:
@@ -281,79 +242,69 @@ def connect(address: str, workers: int) -> Iterator[Any]:
             cluster.close()
 
 
-def execute_on_cluster(jobs: list[list[Task]], cluster: Any, workers: int, config: RefereeConfig,
-                       game_name: str, game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
-    """Play the jobs on a Dask cluster, calling ``on_event`` here as each job's future completes.
+class DaskExecutor(Executor):
+    """Plays on the Dask cluster at ``address`` (``"local"``: a new cluster of ``workers``
+    processes here).  It connects when a run first has something to play, and keeps the client
+    for every later run (a Swiss's rounds) until it is closed."""
 
-    ``cluster`` is a client from :func:`connect`, or an address (``"local"`` or a scheduler's)
-    to connect to for just these jobs."""
-    if not jobs:
-        return
-    if isinstance(cluster, str):
-        with connect(cluster, workers) as client:
-            _replay(_distributed(), client, jobs, config, game_name, game_config, on_event)
-    else:
-        _replay(_distributed(), cluster, jobs, config, game_name, game_config, on_event)
+    def __init__(self, address: str, workers: int, play: PlayConfig) -> None:
+        super().__init__(workers, play)
+        self.address = address
+        self._held = contextlib.ExitStack()
+        self._client: Any = None
+
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._held.enter_context(connect(self.address, self.workers))
+        return self._client
+
+    def run(self, jobs: Iterable[list[Task]], on_event: Callable[[Event], None]) -> None:
+        planned = list(jobs)  # Dask takes the whole plan at once
+        if planned:
+            _replay(_distributed(), self.client(), planned, self.play, Ledger(on_event))
+
+    def close(self) -> None:
+        self._client = None
+        self._held.close()
 
 
-def _replay(distributed: Any, client: Any, jobs: list[list[Task]], config: RefereeConfig, game_name: str,
-            game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
-    """Submit every job, then hand each match's events to ``on_event`` as it arrives (each match
-    once), from the run's queue while its job plays, or from the job's result."""
-    tasks = {task.match_id: task for job in jobs for task in job}
+def _replay(distributed: Any, client: Any, jobs: list[list[Task]], play: PlayConfig, ledger: Ledger) -> None:
+    """Submit every job, then hand each match's events to the ledger as they arrive, from the
+    run's queue while its job plays, or from the job's result."""
     stream = f"arena-{uuid.uuid4().hex}"  # this run's queue: no other run's matches come in
     queue = distributed.Queue(stream, client=client)
-    shipped: dict[BotSpec, ShippedBot] = {}
+    shipper = Shipper()
     futures = {}
-    for job in jobs:
-        bots = []
-        for spec in dict.fromkeys(b for task in job for b in task.bots):
-            if spec not in shipped:
-                shipped[spec] = ship(spec)
-            bots.append((spec, shipped[spec]))
+    for number, job in enumerate(jobs):
+        ledger.give(number, job)
         # pure=False: a unique key per submission, so no two jobs (or runs) share a result.
-        future = client.submit(play_remote, job, bots, config, game_name, game_config, stream,
-                               pure=False, retries=RETRIES)
-        futures[future] = job
+        future = client.submit(play_remote, shipper.pack(job), play, stream, pure=False, retries=RETRIES)
+        futures[future] = number
     log.info("%d jobs submitted to %s", len(futures), client.scheduler.address)
-    taken: set[str] = set()  # matches handed on in this run
 
     def take(events: Events) -> None:
-        """Hand on one match's events, unless that match was handed on already."""
-        if not events:
-            return
-        match_id = _match_of(*events[-1])
-        if match_id in taken:
-            return  # a rerun of its job played it again; the first time stands
-        taken.add(match_id)
-        for kind, payload in events:
-            if kind == "game":
-                payload = (tasks[match_id], payload[1])
-            on_event(kind, payload)
-
-    def take_queued() -> None:
-        for blob in queue.get(batch=True):
-            take(pickle.loads(blob))
+        for event in events:
+            ledger.forward(event)
 
     while futures:
         try:
             distributed.wait(list(futures), timeout=STREAM_POLL_S, return_when="FIRST_COMPLETED")
         except TimeoutError:
             pass
-        # Matches a job handed over are in the queue before its future completes: take them first.
-        take_queued()
-        for future in [f for f in futures if f.done()]:
-            job = futures.pop(future)
+        finished = [f for f in futures if f.done()]
+        # What those jobs handed over is in the queue before their futures complete: take it first.
+        for blob in queue.get(batch=True):
+            take(pickle.loads(blob))
+        for future in finished:
+            number = futures.pop(future)
             try:
                 matches = future.result()
             except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: its matches are missing, the rest go on
-                for task in job:
-                    if task.match_id not in taken:
-                        taken.add(task.match_id)
-                        on_event("error", (task.match_id, f"match {task.match_id} failed on the cluster: "
-                                                          f"{exc.__class__.__name__}: {exc}"))
+                why = f"{exc.__class__.__name__}: {exc}"
+                ledger.lost(number, lambda match_id: f"match {match_id} failed on the cluster: {why}")
                 continue
             finally:
                 future.release()
             for events in matches:
                 take(events)
+            ledger.done(number)

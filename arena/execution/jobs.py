@@ -1,18 +1,22 @@
-"""A job: matches of one table to play in one referee session, and how a job's matches are played."""
+"""A job: matches of one table to play in one referee session, and how a job's matches are
+played, by any executor: :func:`play_job` with a :class:`Player`, a worker's referees kept
+across jobs, reporting typed events (:mod:`arena.execution.events`)."""
 
 from __future__ import annotations
 
 import itertools
 import logging
 import math
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.core.pairing import Pairing
 from arena.errors import ArenaError, StorageError
-from arena.games import Game, GameConfig, GameResult
-from arena.referee import BotSpec, MatchPlan, Referee
+from arena.execution.events import Event, GameFinished, MatchFailed, MatchFinished
+from arena.games import Game, GameConfig, GameResult, get_game
+from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
 
 log = logging.getLogger("arena.execution")
 
@@ -29,6 +33,15 @@ class Task:
     standings: tuple[tuple[str, ...], ...] = ()  # of the games in done, by seat (see MatchPlan)
 
 
+@dataclass(frozen=True, slots=True)
+class PlayConfig:
+    """What every job of a tournament is played under: the referee's policies and the game."""
+
+    referee: RefereeConfig
+    game: str
+    game_config: GameConfig
+
+
 def table_config(config: GameConfig, seats: int) -> GameConfig:
     """The game config of a table of ``seats`` (a Swiss may seat fewer than the tournament's
     ``seats`` at a table, within ``min_seats``)."""
@@ -36,13 +49,13 @@ def table_config(config: GameConfig, seats: int) -> GameConfig:
 
 
 def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
-             emit: Callable[[str, Any], None]) -> None:
+             emit: Callable[[Event], None]) -> None:
     """Play a job's matches in one session, so its bots are started once for all of them; the
     matches of one lineup (consecutive, same bots in the same seats) are played at the same
     time, as far as the bots offer.
 
-    Emits ``("game", (task, report))`` as each game ends and ``("match", id)`` or
-    ``("error", (id, text))`` as each match ends; a harness error in one lineup does not stop the rest.
+    Emits a :class:`GameFinished` as each game ends and a :class:`MatchFinished` or
+    :class:`MatchFailed` as each match ends; a harness error in one lineup does not stop the rest.
     """
     with referee.session() as session:
         for _, group in itertools.groupby(job, key=lambda task: task.bots):
@@ -51,13 +64,13 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
 
             def on_match(number: int, _report: Any, tasks: list[Task] = tasks, ended: set[int] = ended) -> None:
                 ended.add(number)
-                emit("match", tasks[number].match_id)
+                emit(MatchFinished(tasks[number].match_id))
 
             try:
                 session.play_matches(
                     game, table_config(config, len(tasks[0].bots)), list(tasks[0].bots),
                     [MatchPlan(task.seed, task.match_id, tuple(task.done), task.standings) for task in tasks],
-                    on_game=lambda number, report, tasks=tasks: emit("game", (tasks[number], report)),
+                    on_game=lambda number, report, tasks=tasks: emit(GameFinished(tasks[number], report)),
                     on_match=on_match)
             except StorageError:
                 raise  # the store can not take games (disk full, say): stop, a rerun resumes
@@ -66,7 +79,40 @@ def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
                     log.exception("matches %s failed", ", ".join(t.match_id for t in tasks))
                 for number, task in enumerate(tasks):
                     if number not in ended:
-                        emit("error", (task.match_id, f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
+                        emit(MatchFailed(task.match_id, f"match {task.match_id} failed: {exc.__class__.__name__}: {exc}"))
+
+
+class Player:
+    """A worker's means to play jobs: one referee per referee config (each its own ZeroMQ
+    context), started on first use and kept across jobs.  Make it, and play its first job,
+    pinned (:func:`arena.execution.affinity.pin`): the referee's I/O thread keeps to the CPU
+    it starts on."""
+
+    def __init__(self) -> None:
+        self._referees: dict[RefereeConfig, Referee] = {}
+        self._lock = threading.Lock()  # a Dask worker may run tasks in several threads
+
+    def referee(self, config: RefereeConfig) -> Referee:
+        with self._lock:
+            if config not in self._referees:
+                self._referees[config] = Referee(config)
+            return self._referees[config]
+
+    def play(self, job: list[Task], play: PlayConfig, emit: Callable[[Event], None]) -> None:
+        """Play one job (see :func:`play_job`)."""
+        play_job(self.referee(play.referee), job, get_game(play.game), play.game_config, emit)
+
+    def close(self) -> None:
+        with self._lock:
+            for referee in self._referees.values():
+                referee.close()
+            self._referees.clear()
+
+    def __enter__(self) -> "Player":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 MAX_JOB = 64  # matches per job: bots start once per bot per job, and a job is what a worker holds

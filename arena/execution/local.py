@@ -15,11 +15,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.core.signals import exit_quietly
-from arena.execution import affinity
-from arena.execution.jobs import Task, play_job
-from arena.games import GameConfig, get_game
-from arena.referee import Referee, RefereeConfig
+from arena.execution import Executor, affinity
+from arena.execution.events import Event
+from arena.execution.jobs import PlayConfig, Player, Task
+from arena.execution.ledger import Ledger
 from arena.sandbox import stop_all as stop_all_bots
+
+
+@dataclass(frozen=True, slots=True)
+class _Started:
+    """A worker's word on its pipe: it began job ``number``."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    """A worker's word on its pipe: it ended job ``number`` (every match of it reported)."""
+
+    number: int
 
 
 def _die_with_parent(coordinator: int) -> None:
@@ -39,15 +53,14 @@ def _die_with_parent(coordinator: int) -> None:
         os._exit(1)
 
 
-def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, config: RefereeConfig,
-                 game_name: str, game_config: GameConfig) -> None:
+def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, play: PlayConfig) -> None:
     """A worker process: its own CPU (when there are enough), its own ZeroMQ context and referee;
-    plays the jobs it is sent on its own pipe until it gets ``None``.  Pipes of its own, and no
-    lock shared with other workers, so that killing it harms nothing but its own job."""
+    plays the jobs it is sent on its own pipe until it gets ``None``, and sends back every event
+    (and when it starts and ends each job) on its other pipe.  Pipes of its own, and no lock
+    shared with other workers, so that killing it harms nothing but its own job."""
     _die_with_parent(coordinator)
     signal.signal(signal.SIGINT, exit_quietly)
     affinity.pin(cpu)  # before the referee's I/O thread starts
-    game = get_game(game_name)
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
     def read() -> None:  # takes each job off the pipe at once, so the coordinator never waits to send
@@ -62,14 +75,14 @@ def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, co
 
     threading.Thread(target=read, daemon=True).start()
     try:
-        with Referee(config) as referee:
+        with Player() as player:
             while (message := inbox.get()) is not None:
                 number, job = message
-                results.send(("start", number))
+                results.send(_Started(number))
                 try:
-                    play_job(referee, job, game, game_config, lambda kind, payload: results.send((kind, payload)))
+                    player.play(job, play, results.send)
                 finally:
-                    results.send(("job", number))
+                    results.send(_Done(number))
     finally:
         # A SIGINT can land inside a bot's clean-up and cut it short; and a forked process
         # leaves without running atexit hooks: sweep up what is left of this worker's bots.
@@ -78,11 +91,10 @@ def _worker_main(tasks: Any, results: Any, cpu: int | None, coordinator: int, co
 
 @dataclass(slots=True)
 class _Held:
-    """A job a worker holds: whether it started it, and its matches not over yet."""
+    """A job a worker holds, and whether it started it."""
 
     number: int
     job: list[Task]
-    unfinished: set[str]
     started: bool = False
 
 
@@ -102,42 +114,40 @@ class _Worker:
         self.held: list[_Held] = []
 
     def give(self, number: int, job: list[Task]) -> None:
-        self.held.append(_Held(number, job, {task.match_id for task in job}))
+        self.held.append(_Held(number, job))
         try:
             self.tasks.send((number, job))
         except OSError:
             pass  # it just died: give_up hands the job, not started, to its replacement
 
-    def receive(self, on_event: Callable[[str, Any], None]) -> int:
+    def receive(self, ledger: Ledger) -> int:
         """Handle what it has sent so far; the number of jobs it finished."""
         finished = 0
         try:
             while self.held and self.results.poll():
-                kind, payload = self.results.recv()
-                if kind == "start":
-                    next(h for h in self.held if h.number == payload).started = True
-                elif kind == "job":
-                    self.held = [h for h in self.held if h.number != payload]
-                    finished += 1
-                else:
-                    if kind in ("match", "error"):
-                        match_id = payload if kind == "match" else payload[0]
-                        for held in self.held:
-                            held.unfinished.discard(match_id)
-                    on_event(kind, payload)
+                match self.results.recv():
+                    case _Started(number):
+                        next(h for h in self.held if h.number == number).started = True
+                    case _Done(number):
+                        self.held = [h for h in self.held if h.number != number]
+                        ledger.done(number)
+                        finished += 1
+                    case event:
+                        ledger.forward(event)
         except (EOFError, OSError):
             pass  # it died; what it sent before is handled
         return finished
 
-    def give_up(self, on_event: Callable[[str, Any], None]) -> list[list[Task]]:
+    def give_up(self, ledger: Ledger) -> list[tuple[int, list[Task]]]:
         """It died (killed from outside: the OOM killer, an operator): report the unfinished
         matches of the job it had started (its finished games are stored; a rerun plays the
         rest), stop it for good, and return the jobs it had not started, for another worker."""
+        pid = self.process.pid
         for held in self.held:
-            for match_id in sorted(held.unfinished) if held.started else ():
-                on_event("error", (match_id, f"match {match_id} failed: its worker process "
-                                             f"({self.process.pid}) died; run the tournament again to play it"))
-        unstarted = [held.job for held in self.held if not held.started]
+            if held.started:
+                ledger.lost(held.number, lambda match_id: f"match {match_id} failed: its worker process ({pid}) "
+                                                          "died; run the tournament again to play it")
+        unstarted = [(held.number, held.job) for held in self.held if not held.started]
         self.held = []
         self.stop()
         return unstarted
@@ -163,66 +173,69 @@ class _Worker:
         self.results.close()
 
 
-def execute(jobs: Iterable[list[Task]], workers: int, config: RefereeConfig, game_name: str,
-            game_config: GameConfig, on_event: Callable[[str, Any], None]) -> None:
-    """Play the jobs, calling ``on_event`` in this process for each ``("game", (task, report))``,
-    ``("match", id)`` or ``("error", (id, text))`` as soon as it happens.
+class LocalExecutor(Executor):
+    """Plays on this machine: in this process with one worker, else in forked worker processes.
 
-    One worker plays in this process; more are forked processes (multiprocessing-logging needs
-    fork), each sending every game back on its own pipe the moment it is over.  Jobs are taken
-    from ``jobs`` only as workers free up (two held per worker), so the coordinator's memory does
-    not grow with the tournament.  Each worker keeps to one CPU with its bots (:mod:`arena.execution.affinity`).  A worker
-    killed from outside costs only the matches of its job it had not finished (reported as
-    errors, played by a rerun); it is replaced and the tournament goes on.
+    Forked (multiprocessing-logging needs fork), each worker sends every game back on its own
+    pipe the moment it is over.  Jobs are taken from ``jobs`` only as workers free up (two held
+    per worker), so the coordinator's memory does not grow with the tournament.  Each worker
+    keeps to one CPU with its bots (:mod:`arena.execution.affinity`).  A worker killed from
+    outside costs only the matches of its job it had not finished (reported as failed, played by
+    a rerun); it is replaced and the tournament goes on.
     """
-    pending = iter(jobs)
-    first = next(pending, None)
-    if first is None:
-        return  # nothing to play: no referee, no pool
-    pending = itertools.chain([first], pending)
-    if workers <= 1:
-        mask = affinity.pin(affinity.worker_cpus(1)[0])
-        try:
-            with Referee(config) as referee:
+
+    def run(self, jobs: Iterable[list[Task]], on_event: Callable[[Event], None]) -> None:
+        pending = iter(jobs)
+        first = next(pending, None)
+        if first is None:
+            return  # nothing to play: no referee, no pool
+        pending = itertools.chain([first], pending)
+        if self.workers <= 1:
+            with affinity.pinned(affinity.worker_cpus(1)[0]), Player() as player:
                 for job in pending:
-                    play_job(referee, job, get_game(game_name), game_config, on_event)
+                    player.play(job, self.play, on_event)
+            return
+        self._pool(pending, Ledger(on_event))
+
+    def _pool(self, pending: Iterable[list[Task]], ledger: Ledger) -> None:
+        context = multiprocessing.get_context("fork")
+        cpus = affinity.worker_cpus(self.workers)
+        numbers = itertools.count()
+        jobs = iter(pending)
+        retry: list[tuple[int, list[Task]]] = []  # jobs a dead worker had been sent but had not started
+
+        def next_job(worker: _Worker) -> None:
+            if retry:
+                worker.give(*retry.pop())
+            elif (job := next(jobs, None)) is not None:
+                number = next(numbers)
+                ledger.give(number, job)
+                worker.give(number, job)
+
+        pool = [_Worker(context, cpu, (self.play,)) for cpu in cpus]
+        try:
+            for worker in pool:
+                next_job(worker)
+                next_job(worker)
+            while any(w.held for w in pool):
+                busy = [w for w in pool if w.held]
+                multiprocessing.connection.wait([w.results for w in busy] + [w.process.sentinel for w in busy],
+                                                timeout=1.0)
+                for worker in busy:
+                    for _ in range(worker.receive(ledger)):
+                        next_job(worker)
+                    if worker.held and not worker.process.is_alive():
+                        retry.extend(worker.give_up(ledger))
+                        replacement = pool[pool.index(worker)] = _Worker(context, worker.cpu, (self.play,))
+                        next_job(replacement)
+                        next_job(replacement)
+        except BaseException:
+            # Stopped early (SIGTERM, which reaches this process alone, or an error here): a Ctrl-C
+            # has reached the workers already, the rest must be passed on, or each worker played its
+            # job to the end, was killed after 5 s, and left its bots' folders behind.
+            for worker in pool:
+                worker.interrupt()
+            raise
         finally:
-            affinity.restore(mask)
-        return
-    context = multiprocessing.get_context("fork")
-    cpus = affinity.worker_cpus(workers)
-    args = (config, game_name, game_config)
-    numbers = itertools.count()
-    retry: list[list[Task]] = []  # jobs a dead worker had been sent but had not started
-
-    def next_job(worker: _Worker) -> None:
-        job = retry.pop() if retry else next(pending, None)
-        if job is not None:
-            worker.give(next(numbers), job)
-
-    pool = [_Worker(context, cpu, args) for cpu in cpus]
-    try:
-        for worker in pool:
-            next_job(worker)
-            next_job(worker)
-        while any(w.held for w in pool):
-            busy = [w for w in pool if w.held]
-            multiprocessing.connection.wait([w.results for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
-            for worker in busy:
-                for _ in range(worker.receive(on_event)):
-                    next_job(worker)
-                if worker.held and not worker.process.is_alive():
-                    retry.extend(worker.give_up(on_event))
-                    replacement = pool[pool.index(worker)] = _Worker(context, worker.cpu, args)
-                    next_job(replacement)
-                    next_job(replacement)
-    except BaseException:
-        # Stopped early (SIGTERM, which reaches this process alone, or an error here): a Ctrl-C
-        # has reached the workers already, the rest must be passed on, or each worker played its
-        # job to the end, was killed after 5 s, and left its bots' folders behind.
-        for worker in pool:
-            worker.interrupt()
-        raise
-    finally:
-        for worker in pool:
-            worker.stop()
+            for worker in pool:
+                worker.stop()

@@ -7,15 +7,17 @@ running the same tournament again skips every stored game and plays only what is
 an interrupted tournament resumes where it stopped.
 
 Modules: ``runner`` (a :class:`Tournament` bound to a store: bots, schedule, resume, ratings),
-``scheduling`` (which tables to play: round-robin and Swiss), ``file`` (tournament files).  The
-playing itself is the execution layer's (:mod:`arena.execution`).
+``formats`` (which tables to play and how they score: round-robin and Swiss behind one
+interface), ``file`` (tournament files: a table of fields, each format adding its own),
+``fields`` (the kinds of field a file has) and ``spec`` (a tournament's definition as plain
+data).  The playing itself is the execution layer's (:mod:`arena.execution`).
 """
 
+from arena.tournament.formats import place_points
 from arena.tournament.runner import (
     Progress,
     Tournament,
     TournamentOutcome,
-    place_points,
     referee_config,
     stored_results,
 )

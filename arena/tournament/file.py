@@ -1,145 +1,166 @@
 """Tournament files (TOML): parsed into a :class:`TournamentSpec`, with errors that name the field.
 
-Example::
-
-    name = "quickstart-reactor"
-    game = "reactor"
-    format = "round-robin"      # or "swiss"
-    seats = 4                   # seats per table, 2-6 (within the game's limits)
-    games = 1                   # round-robin only: matches per table and seat rotation
-    rounds = 4                  # swiss: rounds (default: enough for the field)
-    # min_seats = 3             # swiss: tables may seat this few, so that fewer bots sit out
-    rotations = true            # play every cyclic rotation of each table's seats (the default for both formats)
-    duplicate = true            # the rotations of a table share the deal
-    seed = 2026
-    variants = []               # e.g. ["short-hands"] for Powder Keg
-    # points = 3                # points that end a match (Powder Keg default 3, Reactor 1)
-    # concurrent = 16           # games of a lineup in play at once, for bots that offer it (1-64)
-    # faults_to_disqualify = 3  # faulty games in a row that put a bot out of the rest of a match
-
-    [time]                      # milliseconds
-    decision = 2000
-    game = 60000
-    startup = 10000
-
-    [sandbox]
-    mode = "auto"               # auto, strict or none
-    memory_mb = 1024
-
-    [[bots]]
-    name = "random"
-    path = "../bots/random_bot.py"   # relative to this file; or leave out path for a registered bot
+Every field is declared once, below: the common ones in :data:`HEAD` and :data:`TAIL`, and each
+format's own (``games`` for a round-robin, ``rounds`` and ``min_seats`` for a Swiss) with the
+format, read between the two.  :func:`parse_tournament` is a loop over them; the example at the
+end of this docstring is made from them too (a field in a comment may be left out: the value
+shown is its default, or an example).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ConfigError, UnknownBot
-from arena.sandbox import Mode
-from arena.games import REGISTRY
-from arena.games.base import GameConfig
-from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
-from arena.bots.package import command_template
-from arena.core.names import NAME_RULE, valid_name
-from protocol.messages import MAX_CONCURRENT, Limits, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
+from arena.errors import ConfigError
+from arena.games import REGISTRY as GAMES
+from arena.games import Game, GameConfig
+from arena.referee import RefereeConfig
+from arena.sandbox import Mode, Resources
+from arena.tournament.fields import (
+    Bots,
+    Field,
+    FieldError,
+    Flag,
+    Name,
+    OneOf,
+    Reading,
+    Seed,
+    Table,
+    Whole,
+    Words,
+    documented,
+)
+from arena.tournament.formats import MAX_SEATS, MIN_SEATS
+from arena.tournament.formats import REGISTRY as FORMATS
+from arena.tournament.formats import Format
+from arena.tournament.spec import BotEntry, TournamentSpec
+from protocol.messages import MAX_CONCURRENT, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS, Limits
 
-FORMATS = ("round-robin", "swiss")
-TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
-            "variants", "points", "bots", "time", "sandbox", "min_seats", "concurrent", "faults_to_disqualify"}
-# The defaults are the protocol's own (protocol.messages.Limits), which bots are told in ``welcome``.
-TIME_KEYS = {"decision": Limits().decision_ms, "game": Limits().game_ms, "startup": Limits().startup_ms}
-TIME_MAX = {"decision": MAX_DECISION_MS, "game": MAX_GAME_MS, "startup": MAX_STARTUP_MS}
-SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
-# Upper bounds: far past any real need, and within what the kernel's limits and prlimit take.
+__all__ = ["BotEntry", "TournamentSpec", "comparable", "load_tournament", "parse_tournament"]
+
+MAX_POINTS = 1_000
+MAX_FAULTS = 1_000
+# Upper bounds of the sandbox's limits: far past any real need, and within what the kernel's
+# limits and prlimit take.
 SANDBOX_MAX = {"memory_mb": 1 << 20, "cpu_seconds": 7 * 86_400, "processes": 4096, "file_size_mb": 1 << 20,
                "open_files": 1 << 16}
-MAX_GAMES, MAX_ROUNDS, MAX_POINTS = 10_000, 1_000, 1_000
 
 
-@dataclass(frozen=True, slots=True)
-class BotEntry:
-    """A bot of the tournament: a registered name, or a name with a path to register."""
-
-    name: str
-    path: Path | None = None
+def _default(owner: type, name: str) -> Any:
+    """The default of a dataclass's field: the defaults of a tournament's settings are their owners'."""
+    return next(f.default for f in dataclasses.fields(owner) if f.name == name)
 
 
-@dataclass(frozen=True, slots=True)
-class TournamentSpec:
-    """A validated tournament definition; ``to_json`` is what storage keeps (and compares on resume)."""
-
-    name: str
-    game: str
-    format: str
-    seats: int
-    bots: tuple[BotEntry, ...]
-    seed: str
-    games: int = 1
-    rounds: int | None = None
-    rotations: bool = True
-    duplicate: bool = True
-    variants: tuple[str, ...] = ()
-    points: int | None = None
-    min_seats: int | None = None
-    time: dict[str, int] = field(default_factory=lambda: dict(TIME_KEYS))
-    sandbox: dict[str, Any] = field(default_factory=lambda: {"mode": "auto"})
-    concurrent: int = DEFAULT_CONCURRENT
-    faults_to_disqualify: int = DEFAULT_FAULTS_TO_DISQUALIFY
-
-    def game_config(self) -> GameConfig:
-        return GameConfig(players=self.seats, variants=self.variants, points=self.points)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "game": self.game, "format": self.format, "seats": self.seats,
-            "bots": [{"name": b.name, **({"path": str(b.path)} if b.path else {})} for b in self.bots],
-            "seed": self.seed, "games": self.games, "rounds": self.rounds, "rotations": self.rotations,
-            "duplicate": self.duplicate, "variants": list(self.variants), "points": self.points,
-            "min_seats": self.min_seats, "time": self.time, "sandbox": self.sandbox,
-            # Only when set: a tournament stored before the field existed still resumes.
-            **({"concurrent": self.concurrent} if self.concurrent != DEFAULT_CONCURRENT else {}),
-            **({"faults_to_disqualify": self.faults_to_disqualify}
-               if self.faults_to_disqualify != DEFAULT_FAULTS_TO_DISQUALIFY else {}),
-        }
+# --------------------------------------------------------------------------- rules across fields
 
 
-def _fail(path: Path, field_name: str, message: str) -> ConfigError:
-    return ConfigError(f"{path}: field '{field_name}': {message}")
+def _every_bot(reading: Reading) -> int:
+    """Seats when left out: every bot at one table, as far as the game goes."""
+    game, bots = reading.game, reading.values["bots"]
+    if len(bots) < game.min_players:  # else the seats check names the problem
+        raise FieldError("bots", f"a {game.name} tournament needs at least {game.min_players} bots, not {len(bots)}")
+    return min(len(bots), game.max_players)
 
 
-def _int(path: Path, data: dict[str, Any], key: str, low: int, high: int | None = None,
-         table: str = "") -> int | None:
-    """``data[key]`` as a whole number within bounds, or None if absent; ``table`` prefixes the
-    field's name in errors (``time.decision``)."""
-    if key not in data:
-        return None
-    value = data[key]
-    name = f"{table}.{key}" if table else key
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _fail(path, name, f"must be a whole number, not {value!r}")
-    if value < low or (high is not None and value > high):
-        limit = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise _fail(path, name, f"must be {limit}, not {value}")
+def _seats_fit(seats: int, reading: Reading) -> None:
+    game, bots = reading.game, reading.values["bots"]
+    if not game.min_players <= seats <= game.max_players:
+        raise FieldError("seats", f"{game.name} is for {game.min_players}-{game.max_players} players, not {seats}")
+    if seats > len(bots):
+        raise FieldError("seats", f"{seats} seats per table but only {len(bots)} bots")
+
+
+def _variants_playable(variants: tuple[str, ...], reading: Reading) -> None:
+    """The game takes the variants and points at every table size the format seats."""
+    values = reading.values
+    try:
+        for size in sorted(FORMATS[values["format"]].seatings(values)):
+            reading.game.check_config(GameConfig(players=size, variants=variants, points=values["points"]))
+    except ConfigError as exc:
+        raise FieldError("variants", str(exc)) from None
+
+
+def _bot_names(value: Any, game: Game, seats: Any) -> Any:
+    """The bots by name only, in any order (the scheduler sorts the field): a project moved or
+    copied elsewhere resumes its tournament (the bots are held to their stored content)."""
+    if isinstance(value, list):
+        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
     return value
 
 
-def _choice(path: Path, field_name: str, value: Any, allowed: Any) -> str:
-    """A string from ``allowed``; the type is checked first, so a list or a table is an error
-    like any other wrong value (never ``unhashable type``)."""
-    if not isinstance(value, str) or value not in allowed:
-        raise _fail(path, field_name, f"must be one of {', '.join(allowed)}, not {value!r}")
+def _resources(value: Any, game: Game, seats: Any) -> Any:
+    if isinstance(value, dict):
+        return {"mode": Mode.AUTO.value, **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
     return value
 
 
-def _bool(path: Path, data: dict[str, Any], key: str, default: bool) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise _fail(path, key, f"must be true or false, not {value!r}")
-    return value
+# --------------------------------------------------------------------------- the fields
+
+HEAD: tuple[Field, ...] = (
+    Field("name", Name(), "the tournament's name, by which the database keeps it", required=True,
+          example='"quickstart-reactor"'),
+    Field("game", OneOf(tuple(GAMES)), "the game", required=True, example='"reactor"'),
+    Field("format", OneOf(tuple(FORMATS)), "how the tables are drawn", default="round-robin"),
+    Field("bots", Bots(), "the bots: [[bots]] tables, below", required=True, compare=_bot_names),
+    Field("seats", Whole(MIN_SEATS, MAX_SEATS), "seats per table, within the game's limits; by default every bot, "
+          "as far as the game goes", fill=_every_bot, check=_seats_fit, example="3"),
+)
+# The format's own fields are read here: they may depend on the head (min_seats on seats), and
+# the tail on them (the variants are checked at every table size the format seats).
+TAIL: tuple[Field, ...] = (
+    Field("points", Whole(1, MAX_POINTS), "points that end a match; by default the game's own: "
+          + ", ".join(f"{g.name} {g.default_points}" for g in GAMES.values()), example="3",
+          compare=lambda value, game, seats: game.default_points if value is None else value),
+    Field("concurrent", Whole(1, MAX_CONCURRENT), "games of a lineup in play at once, for bots that offer it",
+          default=_default(RefereeConfig, "concurrent"), run_only=True),
+    Field("faults_to_disqualify", Whole(1, MAX_FAULTS), "faulty games in a row that put a bot out of the rest "
+          "of a match", default=_default(RefereeConfig, "faults_to_disqualify")),
+    Field("variants", Words("variant names"), 'variants of the game, e.g. ["short-hands"] for powder-keg', default=(),
+          check=_variants_playable, compare=lambda value, game, seats: sorted(value) if isinstance(value, list) else value),
+    Field("seed", Seed(), "every deal and seat draw follows from it", default="0", example="2026"),
+    Field("time", Table((
+        Field("decision", Whole(1, MAX_DECISION_MS), "a bot's time for one decision", default=Limits().decision_ms),
+        Field("game", Whole(1, MAX_GAME_MS), "a bot's time for one game", default=Limits().game_ms),
+        Field("startup", Whole(1, MAX_STARTUP_MS), "a bot's time to start and say hello", default=Limits().startup_ms),
+    ), "a table with decision, game and startup (milliseconds)"), "milliseconds; the protocol's own defaults"),
+    Field("sandbox", Table((
+        Field("mode", OneOf(tuple(m.value for m in Mode)), "how much sandbox a bot must get", default=Mode.AUTO.value),
+        *(Field(key, Whole(1, high), help, example=str(_default(Resources, key))) for key, high, help in (
+            ("memory_mb", SANDBOX_MAX["memory_mb"], "address space of each bot process, MiB"),
+            ("cpu_seconds", SANDBOX_MAX["cpu_seconds"], "CPU time of each bot process"),
+            ("processes", SANDBOX_MAX["processes"], "processes and threads of a bot"),
+            ("file_size_mb", SANDBOX_MAX["file_size_mb"], "largest file a bot may write, MiB"),
+            ("open_files", SANDBOX_MAX["open_files"], "files a bot process may hold open"))),
+    ), "a table"), "what bots may use", compare=_resources),
+    Field("rotations", Flag(), "play every cyclic rotation of each table's seats", default=True),
+    Field("duplicate", Flag(), "the rotations of a table share the deal", default=True),
+)
+TOP: dict[str, Field] = {f.name: f for f in (*HEAD, *TAIL)}
+
+
+def _owners() -> dict[str, list[type[Format]]]:
+    """Each format's own field, by name, with the formats that take it."""
+    owners: dict[str, list[type[Format]]] = {}
+    for fmt in FORMATS.values():
+        for f in fmt.fields:
+            owners.setdefault(f.name, []).append(fmt)
+    return owners
+
+
+OWNERS = _owners()
+ALLOWED = sorted({*TOP, *OWNERS})
+RUN_ONLY_FIELDS = frozenset(f.name for f in TOP.values() if f.run_only)
+
+
+def _format_field(name: str) -> Field:
+    return next(f for f in OWNERS[name][0].fields if f.name == name)
+
+
+# --------------------------------------------------------------------------- reading
 
 
 def load_tournament(path: str | Path) -> TournamentSpec:
@@ -160,115 +181,74 @@ def load_tournament(path: str | Path) -> TournamentSpec:
 
 def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     """Validate parsed TOML (see :func:`load_tournament`)."""
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise _fail(path, unknown[0], f"unknown field (allowed: {', '.join(sorted(TOP_KEYS))})")
-    for key in ("name", "game", "bots"):
-        if key not in data:
-            raise _fail(path, key, "is required")
-    name = data["name"]
-    if not valid_name(name):
-        raise _fail(path, "name", f"must be {NAME_RULE}, not {name!r}")
-    game = REGISTRY[_choice(path, "game", data["game"], REGISTRY)]
-    fmt = _choice(path, "format", data.get("format", "round-robin"), FORMATS)
-
-    bots_data = data["bots"]
-    if not isinstance(bots_data, list) or not bots_data:
-        raise _fail(path, "bots", "must be a list of [[bots]] tables, each with a name and optionally a path")
-    bots: list[BotEntry] = []
-    for i, entry in enumerate(bots_data):
-        where = f"bots[{i}]"
-        if not isinstance(entry, dict):
-            raise _fail(path, where, "must be a table with name (and optionally path)")
-        extra = sorted(set(entry) - {"name", "path"})
-        if extra:
-            raise _fail(path, f"{where}.{extra[0]}", "unknown field (allowed: name, path)")
-        if "name" not in entry:
-            raise _fail(path, f"{where}.name", f"is required ({NAME_RULE})")
-        bot_name = entry["name"]
-        if not valid_name(bot_name):
-            raise _fail(path, f"{where}.name", f"must be {NAME_RULE}, not {bot_name!r}")
-        bot_path = None
-        if "path" in entry:
-            if not isinstance(entry["path"], str):
-                raise _fail(path, f"{where}.path", "must be a string")
-            bot_path = (path.parent / entry["path"]).resolve()
-            if not bot_path.exists():
-                raise _fail(path, f"{where}.path", f"no such file: {bot_path} (a bot already registered, or "
-                            "in a tournament already begun, plays its stored copy if the file leaves out its path)")
-            if bot_path.is_dir():
-                raise _fail(path, f"{where}.path", f"{bot_path} is a directory; give the bot's script or program")
-            try:
-                command_template(bot_path)
-            except UnknownBot as exc:  # a file arena can not run (a README, say)
-                raise _fail(path, f"{where}.path", str(exc)) from None
-        bots.append(BotEntry(bot_name, bot_path))
-    names = [b.name for b in bots]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise _fail(path, "bots", f"bot {dup!r} is listed twice")
-
-    seats = _int(path, data, "seats", 2, 6)
-    if seats is None and len(bots) < game.min_players:  # else the seats check below names the problem
-        raise _fail(path, "bots", f"a {game.name} tournament needs at least {game.min_players} bots, not {len(bots)}")
-    seats = seats or min(len(bots), game.max_players)
-    if not game.min_players <= seats <= game.max_players:
-        raise _fail(path, "seats", f"{game.name} is for {game.min_players}-{game.max_players} players, not {seats}")
-    if seats > len(bots):
-        raise _fail(path, "seats", f"{seats} seats per table but only {len(bots)} bots")
-    games = _int(path, data, "games", 1, MAX_GAMES) or 1
-    rounds = _int(path, data, "rounds", 1, MAX_ROUNDS)
-    min_seats = _int(path, data, "min_seats", 2, 6)
-    if fmt == "round-robin" and rounds is not None:
-        raise _fail(path, "rounds", "applies to swiss only (round-robin uses games)")
-    if fmt == "round-robin" and min_seats is not None:
-        raise _fail(path, "min_seats", "applies to swiss only (a round-robin table always has seats bots)")
-    if fmt == "swiss" and games != 1:
-        raise _fail(path, "games", "applies to round-robin only (a swiss plays one deal per table per round)")
-    if min_seats is not None and (min_seats > seats or min_seats < game.min_players):
-        raise _fail(path, "min_seats", f"must be from {game.min_players} to seats ({seats})")
-    points = _int(path, data, "points", 1, MAX_POINTS)
-    concurrent = _int(path, data, "concurrent", 1, MAX_CONCURRENT) or DEFAULT_CONCURRENT
-    faults_to_disqualify = _int(path, data, "faults_to_disqualify", 1, 1000) or DEFAULT_FAULTS_TO_DISQUALIFY
-
-    variants = data.get("variants", [])
-    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-        raise _fail(path, "variants", "must be a list of variant names")
     try:
-        for size in sorted({seats, min_seats or seats}):  # a swiss may seat min_seats at a table
-            game.check_config(GameConfig(players=size, variants=tuple(variants), points=points))
-    except ConfigError as exc:
-        raise _fail(path, "variants", str(exc)) from None
+        return _parse(data, path)
+    except FieldError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
 
-    seed = data.get("seed", 0)
-    if not isinstance(seed, (int, str)) or isinstance(seed, bool):
-        raise _fail(path, "seed", "must be a number or a string")
 
-    time_data = data.get("time", {})
-    if not isinstance(time_data, dict):
-        raise _fail(path, "time", "must be a table with decision, game and startup (milliseconds)")
-    extra = sorted(set(time_data) - set(TIME_KEYS))
-    if extra:
-        raise _fail(path, f"time.{extra[0]}", f"unknown field (allowed: {', '.join(TIME_KEYS)})")
-    time = {k: _int(path, time_data, k, 1, TIME_MAX[k], table="time") or default for k, default in TIME_KEYS.items()}
-
-    sandbox_data = data.get("sandbox", {})
-    if not isinstance(sandbox_data, dict):
-        raise _fail(path, "sandbox", "must be a table")
-    extra = sorted(set(sandbox_data) - SANDBOX_KEYS)
-    if extra:
-        raise _fail(path, f"sandbox.{extra[0]}", f"unknown field (allowed: {', '.join(sorted(SANDBOX_KEYS))})")
-    mode = _choice(path, "sandbox.mode", sandbox_data.get("mode", Mode.AUTO.value), [m.value for m in Mode])
-    sandbox: dict[str, Any] = {"mode": mode}
-    for key in sorted(SANDBOX_KEYS - {"mode"}):
-        value = _int(path, sandbox_data, key, 1, SANDBOX_MAX[key], table="sandbox")
-        if value is not None:
-            sandbox[key] = value
-
+def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
+    unknown = sorted(set(data) - set(ALLOWED))
+    if unknown:
+        raise FieldError(unknown[0], f"unknown field (allowed: {', '.join(ALLOWED)})")
+    for f in (*HEAD, *TAIL):
+        if f.required and f.name not in data:
+            raise FieldError(f.name, "is required")
+    reading = Reading(path)
+    values = reading.values
+    for f in HEAD:
+        values[f.name] = f.read(data, reading)
+    fmt = FORMATS[values["format"]]
+    options = {f.name: f.read(data, reading) for f in fmt.fields}
+    values.update(options)
+    for name in sorted(set(OWNERS) - set(options)):
+        # Another format's field, written out at its default (``games = 1`` in a Swiss), is as if left out.
+        other = _format_field(name)
+        options[name] = other.default
+        if name in data and other.kind.read(data[name], name, reading) != other.default:
+            owners = " and ".join(owner.name for owner in OWNERS[name])
+            why = fmt.instead.get(name)
+            raise FieldError(name, f"applies to {owners} only" + (f" ({why})" if why else ""))
+    for f in TAIL:
+        values[f.name] = f.read(data, reading)
     return TournamentSpec(
-        name=name, game=game.name, format=fmt, seats=seats, bots=tuple(bots), seed=str(seed),
-        games=games, rounds=rounds, rotations=_bool(path, data, "rotations", True),
-        duplicate=_bool(path, data, "duplicate", True), variants=tuple(variants), points=points,
-        min_seats=min_seats, time=time, sandbox=sandbox, concurrent=concurrent,
-        faults_to_disqualify=faults_to_disqualify,
+        name=values["name"], game=values["game"], format=fmt.name, seats=values["seats"], bots=values["bots"],
+        seed=values["seed"], rotations=values["rotations"], duplicate=values["duplicate"],
+        variants=values["variants"], points=values["points"], time=values["time"], sandbox=values["sandbox"],
+        concurrent=values["concurrent"], faults_to_disqualify=values["faults_to_disqualify"],
+        options={name: options[name] for name in OWNERS},
     )
+
+
+def comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
+    """A stored spec's value as compared when the tournament resumes (``seats``: the stored
+    seats), so that two files that play the same games agree: each field says how (``compare``)."""
+    f = TOP.get(key) or (_format_field(key) if key in OWNERS else None)
+    return value if f is None or f.compare is None else f.compare(value, game, seats)
+
+
+# --------------------------------------------------------------------------- the documentation
+
+
+def example() -> str:
+    """A tournament file with every field and its help, as this module's docstring shows it."""
+    def scalars(fields: Sequence[Field], notes: Mapping[str, str] | None = None) -> list[str]:
+        return documented([f for f in fields if not isinstance(f.kind, (Table, Bots))], notes)
+
+    lines = scalars(HEAD)
+    for fmt in FORMATS.values():
+        lines += scalars(fmt.fields, {f.name: f"{fmt.name}: " for f in fmt.fields})
+    lines += scalars(TAIL)
+    for f in TAIL:
+        if isinstance(f.kind, Table):
+            lines += ["", f"{'[' + f.name + ']':<29} # {f.help}", *scalars(f.kind.fields)]
+    path = 'path = "../bots/random_bot.py"'
+    lines += ["", "[[bots]]", 'name = "random"',
+              f"{path:<29} # relative to this file; or leave out path for a registered bot",
+              "", "[[bots]]", 'name = "heuristic"', 'path = "../bots/reactor_heuristic.py"',
+              "", "[[bots]]", 'name = "strong"', 'path = "../bots/reactor_strong.py"']
+    return "\n".join(lines) + "\n"
+
+
+__doc__ = (__doc__ or "") + "\nExample::\n\n" + "".join(f"    {line}\n" if line else "\n" for line in
+                                                      example().splitlines())

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import json
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -20,22 +18,28 @@ from arena.storage.registry import materialize, register
 from arena.core import ids
 from arena.core.ids import GameId
 from arena.errors import ConfigError, StorageError, UnknownBot
-from arena.execution.jobs import Task, iter_jobs, job_size, table_config
-from arena.execution.local import execute
+from arena.execution import (
+    Event,
+    Executor,
+    GameFinished,
+    MatchFailed,
+    MatchFinished,
+    PlayConfig,
+    Task,
+    executor_for,
+    iter_jobs,
+    job_size,
+    table_config,
+)
 from arena.games import Game, GameConfig, GameResult, get_game
 from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
 from arena.storage import GameRow, Store, content_sha256, seat_results
-from arena.tournament.file import TournamentSpec
-from arena.tournament.scheduling import (
-    Pairing,
-    iter_round_robin,
-    schedule_size,
-    swiss_round,
-    swiss_rounds_needed,
-)
+from arena.tournament.file import RUN_ONLY_FIELDS, comparable  # RUN_ONLY_FIELDS: settings a resumed run may change
+from arena.tournament.spec import TournamentSpec
+from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
 from protocol.messages import Limits
 
 log = logging.getLogger("arena.tournament")
@@ -113,34 +117,13 @@ def stored_results(store: Store, tournament: str) -> Stored:
     return stored
 
 
-def place_points(places: Iterable[int]) -> list[Fraction]:
-    """Swiss points of one game by seat: 1 for first place down to 0 for last, evenly spaced,
-    as exact fractions.  Seats tied at a place share the points of the places they fill (two
-    tied for 2nd of 3 fill 2nd and 3rd: a quarter each), so a game always hands out the same
-    points in all, and two bots that both forfeited never score like a bot that came 2nd."""
-    places = list(places)
-    n = len(places)
-    tied = Counter(places)
-    # Tied at place p, k seats fill places p .. p+k-1: their mean is p + (k-1)/2.
-    return [(n - place - Fraction(tied[place] - 1, 2)) / (n - 1) for place in places]
-
-
 def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
     """A spec's value as compared on resume, so that two files that play the same games agree:
     the bots' entries by name only, in any order (the scheduler sorts the field); a default
     written out equal to one left out (``points``, a ``[sandbox]`` limit, ``min_seats`` equal to
-    ``seats``); variants in any order (they are independent switches)."""
-    if key == "bots" and isinstance(value, list):
-        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
-    if key == "points" and value is None:
-        return game.default_points
-    if key == "variants" and isinstance(value, list):
-        return sorted(value)
-    if key == "sandbox" and isinstance(value, dict):
-        return {"mode": "auto", **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
-    if key == "min_seats" and value == seats:
-        return None
-    return value
+    ``seats``); variants in any order (they are independent switches).  Each field of the file
+    says how (:func:`arena.tournament.file.comparable`)."""
+    return comparable(key, value, game, seats)
 
 
 def _shown(key: str, value: Any) -> str:
@@ -152,15 +135,6 @@ def _shown(key: str, value: Any) -> str:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
-RUN_ONLY_FIELDS = frozenset({"concurrent"})  # settings a resumed run may change
-
-
-# How Swiss rounds are sized and scored, stored with each tournament so that one begun under an
-# earlier rule resumes under it (its next round is paired as its first rounds were):
-#   1: full tables plus one leftover table; a round's points summed over its matches.
-#   2: tables seat as many bots as min_seats allows; a round's points are the mean over the
-#      table's matches, and a game where nobody played gives nothing.
-SCHEDULE = 2
 
 
 class Tournament:
@@ -270,40 +244,24 @@ class Tournament:
         bots = tuple(self.versions[name] for name in pairing.seats)
         return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
 
-    def round_robin(self) -> Iterator[Pairing]:
-        """Table by table, made as consumed (see :func:`arena.tournament.scheduling.iter_round_robin`)."""
-        return iter_round_robin([b.name for b in self.spec.bots], self.spec.seats, games=self.spec.games,
-                                rotations=self.spec.rotations, seed=self.spec.seed)
+    @functools.cached_property
+    def format(self) -> Format:
+        """This tournament's format, under the rules it began with (``schedule``)."""
+        return get_format(self.spec.format)(self.spec, self.schedule)
+
+    def results(self) -> Results:
+        """The stored part of each pairing's match, as the store holds it now."""
+        done = stored_results(self.store, self.id)
+
+        def played(pairing: Pairing) -> Played:
+            match_id = ids.match_id(self.id, pairing.id)
+            return Played(done.seats.get(match_id, pairing.seats), tuple(done.results.get(match_id, {}).values()))
+
+        return played
 
     def standings(self, pairings: Iterable[Pairing]) -> dict[str, Fraction]:
-        """Swiss points so far: each round at most 1 point a bot, its mean at its table over the
-        table's matches (its seat rotations) and each match's games, of 1 for first down to 0 for
-        last (ties share; see :func:`place_points`).
-        - The mean over games, so that a Powder Keg match that runs to more games is worth no
-          more than a short one; over rotations, so that a full table (3 rotations of 3 seats)
-          is worth no more than a short one of ``min_seats`` (2 rotations of 2): a round gives
-          0.5 a bot on average at any table.
-        - A game where no bot played (every seat forfeited) gives nobody anything, as a bye
-          gives nothing (the byes go to the lowest standings, one each before anyone has two).
-        Exact fractions: equal scores must compare equal (as floats 0.2 + 0.4 != 0.0 + 0.6, and
-        equal scores are ordered by the seed, not by rounding).  A tournament begun under the
-        first rule (:data:`SCHEDULE`) keeps it: each match worth its mean, nobody-played included."""
-        pairings = list(pairings)
-        points: dict[str, Fraction] = {b.name: Fraction(0) for b in self.spec.bots}
-        done = stored_results(self.store, self.id)
-        matches_at = Counter((p.round, p.table) for p in pairings)
-        for p in pairings:
-            match_id = ids.match_id(self.id, p.id)
-            bots = done.seats.get(match_id, p.seats)
-            results = list(done.results.get(match_id, {}).values())
-            per_match = matches_at[(p.round, p.table)] if self.schedule >= 2 else 1
-            share = Fraction(1, per_match * max(len(results), 1))
-            for result in results:
-                if self.schedule >= 2 and len(result.forfeits) == len(result.places):
-                    continue  # nobody played
-                for seat, earned in enumerate(place_points(result.places)):
-                    points[bots[seat]] += earned * share
-        return points
+        """The format's points of ``pairings`` from the stored results (Swiss: what it pairs on)."""
+        return self.format.standings(pairings, self.results())
 
     # -- running ------------------------------------------------------------------------------
 
@@ -316,49 +274,31 @@ class Tournament:
         errors: list[str] = []
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
-            @functools.cache
-            def client() -> Any:
-                """The cluster's client, connected when first needed and kept for every round."""
-                from arena.execution.dask import (
-                    connect,  # Dask is an optional dependency
-                )
-
-                return stack.enter_context(connect(cluster, workers))
-
-            target = None if cluster is None else client
-            if self.spec.format == "round-robin":
-                progress.matches_total = schedule_size("round_robin", len(self.spec.bots), self.spec.seats,
-                                                       self.spec.games, rotations=self.spec.rotations)
-                self._execute(self.round_robin(), workers, progress, on_progress, errors, target)
-            else:
-                names = [b.name for b in self.spec.bots]
-                rounds = self.spec.rounds or swiss_rounds_needed(len(names), self.spec.seats)
-                history: list[Pairing] = []
-                for number in range(1, rounds + 1):
-                    standings = self.standings(history)
-                    plan = swiss_round(names, self.spec.seats, number, standings, history, seed=self.spec.seed,
-                                       min_seats=self.spec.min_seats, rotations=self.spec.rotations,
-                                       fill=self.schedule >= 2)
-                    progress.matches_total = len(history) + len(plan.pairings) * (rounds - number + 1)
-                    self._execute(list(plan.pairings), workers, progress, on_progress, errors, target)
-                    history.extend(plan.pairings)
-                    if errors and number < rounds:
-                        # The next round is paired on this one's results: not on a part of them.
-                        # A rerun plays what is missing here, then goes on.
-                        later = f"round {rounds} was" if number + 1 == rounds else f"rounds {number + 1}-{rounds} were"
-                        errors.append(f"swiss round {number} is incomplete, so {later} not paired; "
-                                      "run the same command again to finish it")
-                        log.error("%s", errors[-1])
-                        break
+            # One executor for every round: a cluster's client is connected once, when first needed.
+            executor = stack.enter_context(executor_for(workers, cluster, self.play_config()))
+            progress.matches_total = self.format.size()
+            for round in self.format.rounds(self.results):
+                self._execute(round.pairings, executor, progress, on_progress, errors)
+                if errors:
+                    # A later round may be paired on this one's results: not on a part of them.
+                    # A rerun plays what is missing here, then goes on.
+                    note = self.format.incomplete(round)
+                    if note is not None:
+                        errors.append(note)
+                        log.error("%s", note)
+                    break
         if not errors:
             self.store.finish_tournament(self.id)
         board = self.rate()
         return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
 
-    def _execute(self, pairings: Iterable[Pairing], workers: int, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str],
-                 cluster: Callable[[], Any] | None = None) -> None:
-        """Play what is not stored yet: locally, or on the cluster whose client ``cluster()`` gives."""
+    def play_config(self) -> PlayConfig:
+        """What each of its jobs is played under."""
+        return PlayConfig(referee_config(self.spec), self.game.name, self.config)
+
+    def _execute(self, pairings: Iterable[Pairing], executor: Executor, progress: Progress,
+                 on_progress: Callable[[Progress], None] | None, errors: list[str]) -> None:
+        """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends."""
         done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
@@ -376,35 +316,25 @@ class Tournament:
             if on_progress:
                 on_progress(progress)
 
-        def on_event(kind: str, payload: Any) -> None:
-            if kind == "game":
-                task, report = payload
-                self.store_game(task, report)
-                progress.games_done += 1
-            elif kind == "match":
-                progress.matches_done += 1
-                progress.matches_played += 1
-            else:
-                progress.matches_done += 1  # a failed match is over too (a rerun retries it)
-                _, text = payload
-                errors.append(text)
-                log.error("%s", text)
+        def on_event(event: Event) -> None:
+            match event:
+                case GameFinished(task, report):
+                    self.store_game(task, report)
+                    progress.games_done += 1
+                case MatchFinished():
+                    progress.matches_done += 1
+                    progress.matches_played += 1
+                case MatchFailed(message=text):
+                    progress.matches_done += 1  # a failed match is over too (a rerun retries it)
+                    errors.append(text)
+                    log.error("%s", text)
             if on_progress:
                 on_progress(progress)
 
         # Sized on what is left to play (matches with stored games count as done): a resumed
         # tournament's remainder is still split across every worker.
         left = max(progress.matches_total - len(done.results), 1)
-        jobs = iter_jobs(tasks(), job_size(left, workers))
-        if cluster is not None:
-            from arena.execution.dask import execute_on_cluster
-
-            planned = list(jobs)  # Dask takes the whole plan at once
-            if planned:
-                execute_on_cluster(planned, cluster(), workers, referee_config(self.spec), self.game.name,
-                                   self.config, on_event)
-        else:
-            execute(jobs, workers, referee_config(self.spec), self.game.name, self.config, on_event)
+        executor.run(iter_jobs(tasks(), job_size(left, executor.workers)), on_event)
 
     def store_game(self, task: Task, report: GameReport) -> None:
         """Commit one finished game (record, results, faults, stderr logs) in one transaction."""

@@ -1,32 +1,43 @@
-"""Tournament scheduling: which tables to play, in which seat order, with which deal.
+"""The Swiss: a multiplayer Swiss, one round at a time, tables filled from the top of the
+standings, repeated tables avoided by a bounded search, byes spread, and seats balanced over the
+rounds.  Each round is paired on the points (:func:`~arena.tournament.formats.base.points`) of
+the complete results of the rounds before it.
 
-The scheduler only names games (``Pairing``); an executor plays them.  Every result is a pure
-function of the arguments and a string seed (``random.Random(f"{seed}:...")``, hashed with
-SHA-512, so stable across runs), which lets a resumed tournament regenerate the same pairings
-and skip the ids it has already stored.
+How Swiss rounds are sized and scored is stored with each tournament (its ``schedule``, see
+:data:`~arena.tournament.formats.base.SCHEDULE`), so that one begun under an earlier rule resumes
+under it (its next round is paired as its first rounds were):
 
-Two formats:
-
-* ``round_robin``: every combination of ``seats`` bots, each played under every cyclic rotation
-  of its seats with one shared deal (duplicate deals cancel the luck of the cards and of the seat).
-* ``swiss_round``: one round of a multiplayer Swiss: tables filled from the top of the standings,
-  repeated tables avoided by a bounded search, byes spread, and seats balanced over the rounds.
+1. full tables plus one leftover table; a round's points summed over its matches.
+2. tables seat as many bots as ``min_seats`` allows; a round's points are the mean over the
+   table's matches, and a game where nobody played gives nothing.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from fractions import Fraction
+from typing import Any
 
 from arena.core.pairing import Pairing
-
-MIN_SEATS = 2
-MAX_SEATS = 6
+from arena.tournament.formats.base import (
+    MAX_SEATS,
+    MIN_SEATS,
+    SCHEDULE,
+    Format,
+    Results,
+    Round,
+    canonical_field,
+    check_seats,
+    points,
+    rotate,
+    shuffled,
+)
+from arena.tournament.fields import Field, FieldError, Reading, Whole
+from arena.tournament.spec import TournamentSpec
 
 # Weight of one earlier meeting of two tablemates against one unit of score displacement
 # (a bot moved one table away from its score group costs 1, two tables away 4).
@@ -36,6 +47,7 @@ PAIR_WEIGHT = 3
 SEARCH_BUDGET = 40_000
 # Bound on the improving swaps of one local search, so a round is always cheap.
 MAX_SWAPS = 200
+MAX_ROUNDS = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,104 +59,6 @@ class SwissRound:
     byes: tuple[str, ...]  # bots without a table this round, in the order they were chosen
 
 
-def _check_seats(seats: int) -> None:
-    """Tables outside 2-6 seats are not games the harness can host."""
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise ValueError(f"seats must be between {MIN_SEATS} and {MAX_SEATS}, got {seats}")
-
-
-def _field(bots: Sequence[str]) -> tuple[str, ...]:
-    """The field in canonical (sorted) order, so a reordered config gives the same schedule."""
-    counts = Counter(bots)
-    duplicates = sorted(name for name, n in counts.items() if n > 1)
-    if duplicates:
-        raise ValueError(f"bots must be unique; duplicated: {', '.join(duplicates)}")
-    return tuple(sorted(bots))
-
-
-def _rotate(order: tuple[str, ...], r: int) -> tuple[str, ...]:
-    """Rotation ``r`` puts ``order[r]`` in seat 0 and keeps everyone's neighbours."""
-    return order[r:] + order[:r]
-
-
-def _shuffled(items: Sequence[str], label: str) -> tuple[str, ...]:
-    """A seeded shuffle; the label names what is shuffled, so draws never share a stream."""
-    out = list(items)
-    random.Random(label).shuffle(out)
-    return tuple(out)
-
-
-# --------------------------------------------------------------------------- round-robin
-
-
-def round_robin(
-    bots: Sequence[str],
-    seats: int,
-    *,
-    games: int = 1,
-    rotations: bool = True,
-    seed: str,
-) -> list[Pairing]:
-    """Every ``seats``-subset of the field, under every rotation, ``games`` times.
-
-    With ``rotations`` each repetition draws a fresh seat order per table (so neighbours change
-    between repetitions) and plays all its rotations on one deal.  Without, one game per table
-    and repetition is played, rotating by the repetition number, so ``seats`` repetitions still
-    give every bot every seat.  Listed repetition by repetition; :func:`iter_round_robin` gives
-    the same pairings table by table, without a list.
-    """
-    combos = _combos(bots, seats, games, seed)
-    return [p for game in range(1, games + 1) for table, combo in enumerate(combos, start=1)
-            for p in _table_pairings(combo, game, table, seats, rotations, seed)]
-
-
-def iter_round_robin(
-    bots: Sequence[str],
-    seats: int,
-    *,
-    games: int = 1,
-    rotations: bool = True,
-    seed: str,
-) -> Iterator[Pairing]:
-    """The pairings of :func:`round_robin`, table by table (every repetition of a table in a
-    row, so its bots can stay warm), made as they are consumed: a long tournament's plan is
-    never held in memory."""
-    combos = _combos(bots, seats, games, seed)
-    for table, combo in enumerate(combos, start=1):
-        for game in range(1, games + 1):
-            yield from _table_pairings(combo, game, table, seats, rotations, seed)
-
-
-def _combos(bots: Sequence[str], seats: int, games: int, seed: str) -> list[tuple[str, ...]]:
-    _check_seats(seats)
-    field = _field(bots)
-    if seats > len(field):
-        raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({len(field)})")
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
-    combos = list(itertools.combinations(field, seats))
-    random.Random(f"{seed}:round_robin:order").shuffle(combos)
-    return combos
-
-
-def _table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, rotations: bool,
-                    seed: str) -> list[Pairing]:
-    """The pairings of one table in one repetition: its rotations, on one deal."""
-    if rotations:
-        order = _shuffled(combo, f"{seed}:round_robin:seats:{game}:{table}")
-        turns: Sequence[int] = range(seats)
-    else:
-        # One fixed order per table, so rotating by repetition covers every seat.
-        order = _shuffled(combo, f"{seed}:round_robin:seats:{table}")
-        turns = ((game - 1) % seats,)
-    deal = f"{seed}:round_robin:r{game}-t{table}"
-    return [Pairing(id=f"r{game}-t{table}-s{r}", round=game, table=table, seats=_rotate(order, r),
-                    deal=deal, rotation=r) for r in turns]
-
-
-# --------------------------------------------------------------------------- sizes
-
-
 def table_sizes(n_bots: int, seats: int, min_seats: int | None = None, *, fill: bool = True) -> tuple[int, ...]:
     """Table sizes of one Swiss round, largest first: as few byes as the sizes allow (each table
     ``min_seats`` to ``seats``; all ``seats`` without ``min_seats``), then as many full tables
@@ -153,7 +67,7 @@ def table_sizes(n_bots: int, seats: int, min_seats: int | None = None, *, fill: 
 
     ``fill=False``: the sizes of tournaments begun before that rule (full tables, then one
     table of the leftover bots if ``min_seats`` allows it), so that they resume as they began."""
-    _check_seats(seats)
+    check_seats(seats)
     if min_seats is not None and not MIN_SEATS <= min_seats <= seats:
         raise ValueError(f"min_seats must be between {MIN_SEATS} and seats ({seats}), got {min_seats}")
     smallest = seats if min_seats is None else min_seats
@@ -187,49 +101,13 @@ def bye_count(n_bots: int, seats: int, min_seats: int | None = None) -> int:
 
 def swiss_rounds_needed(n_bots: int, seats: int) -> int:
     """Default Swiss length: rounds for the top to separate, ceil(log_seats n) + 1, at least 3."""
-    _check_seats(seats)
+    check_seats(seats)
     if n_bots < 1:
         raise ValueError(f"n_bots must be positive, got {n_bots}")
     rounds = 0
     while seats**rounds < n_bots:  # integer log, free of floating-point edge cases
         rounds += 1
     return max(3, rounds + 1)
-
-
-def schedule_size(
-    format: Literal["round_robin", "swiss"],
-    n_bots: int,
-    seats: int,
-    games: int = 1,
-    *,
-    rotations: bool | None = None,
-    rounds: int | None = None,
-    min_seats: int | None = None,
-) -> int:
-    """Total games (Pairings) a schedule plays, for progress bars.
-
-    ``rotations`` defaults to each format's default (on for round-robin, off for Swiss).
-    A Swiss plays one deal per table per round, so ``games`` must be 1 there; ``rounds``
-    defaults to ``swiss_rounds_needed``.
-    """
-    _check_seats(seats)
-    if format == "round_robin":
-        if not seats <= n_bots:
-            raise ValueError(f"seats ({seats}) cannot exceed the number of bots ({n_bots})")
-        if games < 1:
-            raise ValueError(f"games must be at least 1, got {games}")
-        per_table = seats if rotations is None or rotations else 1
-        return math.comb(n_bots, seats) * games * per_table
-    if format == "swiss":
-        if games != 1:
-            raise ValueError("a Swiss plays one deal per table per round; use rounds, not games")
-        sizes = table_sizes(n_bots, seats, min_seats)
-        per_round = sum(sizes) if rotations else len(sizes)
-        return per_round * (swiss_rounds_needed(n_bots, seats) if rounds is None else rounds)
-    raise ValueError(f"unknown format {format!r}; expected 'round_robin' or 'swiss'")
-
-
-# --------------------------------------------------------------------------- swiss
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,7 +323,7 @@ def swiss_round(
     all have ``seats`` seats, unless ``min_seats`` lets smaller tables seat bots that would
     otherwise sit out (:func:`table_sizes`).
     """
-    field = _field(bots)
+    field = canonical_field(bots)
     sizes = table_sizes(len(field), seats, min_seats, fill=fill)
     if round < 1:
         raise ValueError(f"round must be at least 1, got {round}")
@@ -453,7 +331,7 @@ def swiss_round(
 
     # Seeded order first, then a stable sort by points: equal scores are ordered by the seed.
     order = sorted(
-        _shuffled(field, f"{seed}:swiss:{round}:ties"),
+        shuffled(field, f"{seed}:swiss:{round}:ties"),
         key=lambda b: -standings.get(b, 0.0),
     )
     rank = {bot: i for i, bot in enumerate(order)}
@@ -473,10 +351,73 @@ def swiss_round(
                 id=f"r{round}-t{table}-s{r}",
                 round=round,
                 table=table,
-                seats=_rotate(drawn, r),
+                seats=rotate(drawn, r),
                 deal=deal,
                 rotation=r,
             )
             for r in turns
         )
     return SwissRound(round=round, pairings=tuple(pairings), byes=byes)
+
+
+def swiss_size(n_bots: int, seats: int, *, rounds: int | None = None, min_seats: int | None = None,
+               rotations: bool = False, fill: bool = True) -> int:
+    """The matches (pairings) of a Swiss of ``rounds`` rounds (default :func:`swiss_rounds_needed`)."""
+    sizes = table_sizes(n_bots, seats, min_seats, fill=fill)
+    per_round = sum(sizes) if rotations else len(sizes)
+    return per_round * (swiss_rounds_needed(n_bots, seats) if rounds is None else rounds)
+
+
+def _min_seats_fit(min_seats: int, reading: Reading) -> None:
+    game, seats = reading.game, reading.values["seats"]
+    if min_seats > seats or min_seats < game.min_players:
+        raise FieldError("min_seats", f"must be from {game.min_players} to seats ({seats})")
+
+
+class Swiss(Format):
+    """A multiplayer Swiss of ``rounds`` rounds (by default enough for the field), each paired on
+    the points of the rounds before (see :func:`swiss_round`)."""
+
+    name = "swiss"
+    fields = (
+        Field("rounds", Whole(1, MAX_ROUNDS), "rounds; by default enough for the field", example="4"),
+        Field("min_seats", Whole(MIN_SEATS, MAX_SEATS), "tables may seat this few, so that fewer bots sit out",
+              example="3", check=_min_seats_fit,
+              compare=lambda value, game, seats: None if value == seats else value),  # equal to seats: unset
+    )
+    instead = {"games": "a swiss plays one deal per table per round"}
+
+    @classmethod
+    def seatings(cls, values: Mapping[str, Any]) -> set[int]:
+        return {values["seats"], values["min_seats"] or values["seats"]}
+
+    def __init__(self, spec: TournamentSpec, schedule: int = SCHEDULE) -> None:
+        super().__init__(spec, schedule)
+        self.min_seats: int | None = spec.options["min_seats"]
+        self.count: int = spec.options["rounds"] or swiss_rounds_needed(len(self.bots), spec.seats)
+        self.fill = schedule >= 2  # rule 2 seats as many bots as min_seats allows
+
+    @property
+    def round_count(self) -> int:
+        return self.count
+
+    def size(self) -> int:
+        return swiss_size(len(self.bots), self.spec.seats, rounds=self.count, min_seats=self.min_seats,
+                          rotations=self.spec.rotations, fill=self.fill)
+
+    def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
+        history: list[Pairing] = []
+        for number in range(1, self.count + 1):
+            standings = self.standings(history, results())
+            plan = swiss_round(self.bots, self.spec.seats, number, standings, history, seed=self.spec.seed,
+                               min_seats=self.min_seats, rotations=self.spec.rotations, fill=self.fill)
+            yield Round(number, plan.pairings)
+            history.extend(plan.pairings)
+
+    def standings(self, pairings: Iterable[Pairing], results: Results) -> dict[str, Fraction]:
+        """The points it pairs on; a tournament begun under rule 1 keeps that rule's scoring."""
+        first_rule = self.schedule < 2
+        return points(self.bots, pairings, results, per_table=not first_rule, count_empty=first_rule)
+
+
+FORMAT = Swiss

@@ -1,0 +1,73 @@
+"""A validated tournament definition: what a tournament file says, as plain data.
+
+:mod:`arena.tournament.file` reads it from TOML (and declares each field, its default and its
+bounds); the formats and the runner read it from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from arena.games.base import GameConfig
+from arena.referee import RefereeConfig
+
+# A setting stored only when it differs from its default: it came after tournaments were first
+# stored, and a tournament stored before it existed must still compare equal on resume.
+_WHEN_SET = {"stored": "when set"}
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """A bot of the tournament: a registered name, or a name with a path to register."""
+
+    name: str
+    path: Path | None = None
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, **({"path": str(self.path)} if self.path else {})}
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSpec:
+    """A validated tournament definition; ``to_json`` is what storage keeps (and compares on resume).
+
+    ``options`` holds the formats' own fields by name (``games``, ``rounds``, ``min_seats``):
+    this format's as the file gives them, every other format's at its default, so that the
+    stored spec names every field as it always has."""
+
+    name: str
+    game: str
+    format: str
+    seats: int
+    bots: tuple[BotEntry, ...]
+    seed: str
+    rotations: bool
+    duplicate: bool
+    variants: tuple[str, ...]
+    points: int | None
+    time: dict[str, int]
+    sandbox: dict[str, Any]
+    concurrent: int = field(default=RefereeConfig().concurrent, metadata=_WHEN_SET)
+    faults_to_disqualify: int = field(default=RefereeConfig().faults_to_disqualify, metadata=_WHEN_SET)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def game_config(self) -> GameConfig:
+        return GameConfig(players=self.seats, variants=self.variants, points=self.points)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "options":
+                out.update(value)
+            elif f.metadata.get("stored") != "when set" or value != f.default:
+                out[f.name] = _json(value)
+        return out
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [item.to_json() if isinstance(item, BotEntry) else item for item in value]
+    return value

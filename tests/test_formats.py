@@ -1,0 +1,171 @@
+"""The formats behind one interface: each counts the matches it schedules, yields them round by
+round (a Swiss reads the results afresh for each round), and says when a failed round stops the run."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.games import GameResult
+from arena.tournament.file import parse_tournament
+from arena.tournament.formats import REGISTRY, Format, Pairing, Played, get_format
+
+HERE = Path(__file__).resolve()
+
+
+def bound(schedule: int = 2, **fields: Any) -> Format:
+    """A format bound to a tournament of registered bots b0, b1, ... (``bots=N``)."""
+    data: dict[str, Any] = {"name": "t", "game": "reactor", "seed": 7, **fields}
+    data["bots"] = [{"name": f"b{i}"} for i in range(data.pop("bots", 5))]
+    spec = parse_tournament(data, HERE)
+    return get_format(spec.format)(spec, schedule)
+
+
+def unplayed(pairing: Pairing) -> Played:
+    return Played(pairing.seats)
+
+
+CASES = [
+    {"format": "round-robin", "seats": 3},
+    {"format": "round-robin", "seats": 2, "games": 3, "rotations": False},
+    {"format": "round-robin", "seats": 4, "bots": 6, "games": 2},
+    {"format": "swiss", "seats": 3, "bots": 7},
+    {"format": "swiss", "seats": 3, "bots": 8, "rounds": 2, "min_seats": 2},
+    {"format": "swiss", "seats": 4, "bots": 10, "rounds": 3, "min_seats": 3, "rotations": False},
+]
+
+
+@pytest.mark.parametrize("schedule", [1, 2])
+@pytest.mark.parametrize("fields", CASES)
+def test_a_format_schedules_as_many_matches_as_it_says(fields: dict[str, Any], schedule: int) -> None:
+    fmt = bound(schedule, **fields)
+    rounds = list(fmt.rounds(lambda: unplayed))
+    assert [r.number for r in rounds] == list(range(1, fmt.round_count + 1))
+    pairings = [p for r in rounds for p in r.pairings]
+    assert len(pairings) == fmt.size()
+    assert len({p.id for p in pairings}) == len(pairings)
+    assert all(p.round == r.number for r in rounds for p in r.pairings)
+
+
+def test_the_registry_names_every_format_by_its_module() -> None:
+    assert list(REGISTRY) == ["round-robin", "swiss"]
+    for name, cls in REGISTRY.items():
+        assert cls.name == name and cls.__module__ == f"arena.tournament.formats.{name.replace('-', '_')}"
+
+
+def test_a_swiss_reads_the_results_for_each_round_only_when_it_is_asked_for_it() -> None:
+    """Round 2 is paired on what the store holds once round 1 is played, not before."""
+    fmt = bound(format="swiss", seats=2, bots=4, rounds=2, rotations=False)
+    wins: dict[str, int] = {}  # pairing id -> the seat that won it
+    reads: list[int] = []
+
+    def results() -> Any:
+        reads.append(len(wins))
+        snapshot = dict(wins)
+
+        def played(pairing: Pairing) -> Played:
+            if pairing.id not in snapshot:
+                return Played(pairing.seats)
+            places = [2, 2]
+            places[snapshot[pairing.id]] = 1
+            return Played(pairing.seats, (GameResult(tuple(places), snapshot[pairing.id]),))
+
+        return played
+
+    rounds = fmt.rounds(results)
+    first = next(rounds)
+    assert reads == [0]
+    tables = list(first.pairings)
+    for p in tables:
+        wins[p.id] = 0  # seat 0 wins every table
+    second = next(rounds)
+    assert reads == [0, 2]
+    winners = {p.seats[0] for p in tables}
+    # The two winners (a point each) meet at the top table, the two losers below.
+    assert {frozenset(p.seats) for p in second.pairings} == {frozenset(winners),
+                                                              frozenset(set(fmt.bots) - winners)}
+    assert fmt.standings(tables, results()) == {b: Fraction(int(b in winners)) for b in fmt.bots}
+    assert next(rounds, None) is None
+
+
+def test_a_failed_round_says_which_rounds_were_not_paired() -> None:
+    swiss = bound(format="swiss", seats=2, bots=4, rounds=3)
+    first, second, last = (next(r for r in swiss.rounds(lambda: unplayed) if r.number == n) for n in (1, 2, 3))
+    assert swiss.incomplete(first) == ("swiss round 1 is incomplete, so rounds 2-3 were not paired; "
+                                       "run the same command again to finish it")
+    assert swiss.incomplete(second) == ("swiss round 2 is incomplete, so round 3 was not paired; "
+                                        "run the same command again to finish it")
+    assert swiss.incomplete(last) is None
+    round_robin = bound(format="round-robin", seats=2, bots=3)
+    assert round_robin.incomplete(next(round_robin.rounds(lambda: unplayed))) is None
+
+
+LINEUP = '''"""A format made up for the test: the field's first ``seats`` bots, ``repeats`` times."""
+
+from arena.core.pairing import Pairing
+from arena.tournament.fields import Field, Whole
+from arena.tournament.formats.base import Format, Round
+
+
+class Lineup(Format):
+    name = "lineup"
+    fields = (Field("repeats", Whole(1, 9), "times the lineup plays", default=2),)
+
+    @property
+    def round_count(self):
+        return 1
+
+    def size(self):
+        return self.spec.options["repeats"]
+
+    def rounds(self, results):
+        seats = tuple(sorted(self.bots)[: self.spec.seats])
+        yield Round(1, [Pairing(f"r1-t1-s{i}", 1, 1, seats, "lineup", 0) for i in range(self.size())])
+
+
+FORMAT = Lineup
+'''
+
+PROBE = '''
+import sys, tomllib
+from pathlib import Path
+from arena.errors import ConfigError
+from arena.tournament.file import parse_tournament
+from arena.tournament.formats import get_format
+base = 'name = "x"\\ngame = "reactor"\\nseats = 2\\n[[bots]]\\nname = "a"\\n[[bots]]\\nname = "b"\\n[[bots]]\\nname = "c"\\n'
+spec = parse_tournament(tomllib.loads('format = "lineup"\\nrepeats = 3\\n' + base), Path("/t/x.toml"))
+fmt = get_format(spec.format)(spec)
+print([p.seats for r in fmt.rounds(lambda: None) for p in r.pairings], spec.to_json()["repeats"])
+for text in ('format = "lineup"\\nrounds = 2\\n', 'repeats = 3\\n', 'format = "lineup"\\nrepeats = 10\\n'):
+    try:
+        parse_tournament(tomllib.loads(text + base), Path("/t/x.toml"))
+    except ConfigError as exc:
+        print(exc)
+'''
+
+
+def test_a_new_format_is_one_new_module(tmp_path: Path) -> None:
+    """Dropped into formats/, a module is a format: found by the registry, its fields read from
+    tournament files (and refused in another format's), its rounds played; nothing else changes."""
+    import shutil
+    import subprocess
+    import sys
+
+    from common import ROOT
+
+    tree = tmp_path / "tree"
+    for name in ("arena", "protocol"):
+        shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "arena" / "tournament" / "formats" / "lineup.py").write_text(LINEUP)
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[('a', 'b'), ('a', 'b'), ('a', 'b')] 3",
+        "/t/x.toml: field 'rounds': applies to swiss only",
+        "/t/x.toml: field 'repeats': applies to lineup only",
+        "/t/x.toml: field 'repeats': must be from 1 to 9, not 10",
+    ]
