@@ -310,6 +310,131 @@ def test_what_the_rules_never_send_is_rejected(game: str, kind: str, value: Any,
     assert not valid(game, kind, value), why
 
 
+# -- the docs say what the schemas say ----------------------------------------------------------------
+
+
+def section(text: str, word: str) -> str:
+    """The one ``## `` section whose heading has ``word``, up to the next ``## `` heading."""
+    parts = re.split(r"^(?=## )", text, flags=re.M)
+    found = [p for p in parts if p.startswith("## ") and word in p.splitlines()[0].lower()]
+    assert len(found) == 1, f"{len(found)} sections about {word!r}"
+    return found[0]
+
+
+def table_names(text: str) -> set[str]:
+    """The backquoted names in the first cell of each row of the tables in ``text``."""
+    names: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("|") and not set(line) <= set("|-: "):
+            names.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return names
+
+
+def schema_names(game: str) -> dict[str, set[str]]:
+    defs = REGISTRY[game].schema()["definitions"]
+    return {
+        "observation": set(defs["observation"]["properties"]),
+        "actions": {d.removeprefix("action_") for d in defs if d.startswith("action_")},
+        "events": {d.removeprefix("event_") for d in defs if d.startswith("event_")},
+        "configuration": set(defs["config"]["properties"]),
+    }
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_spec_names_everything_the_schema_has(game: str) -> None:
+    text = SPEC[game].read_text(encoding="utf-8")
+    for word, names in schema_names(game).items():
+        documented = table_names(section(text, word))
+        assert documented == names, (f"{SPEC[game].name}, section on {word}: missing {sorted(names - documented)}, "
+                                     f"not in the schema {sorted(documented - names)}")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_spec_names_every_field_of_every_event(game: str) -> None:
+    defs = REGISTRY[game].schema()["definitions"]
+    rows = {}
+    for line in section(SPEC[game].read_text(encoding="utf-8"), "events").splitlines():
+        cells = line.split("|")
+        if line.startswith("|") and len(cells) > 3 and (name := re.fullmatch(r"\s*`(\w+)`\s*", cells[1])):
+            rows[name.group(1)] = set(re.findall(r"`([^`]+)`", cells[2]))
+    for event, fields in rows.items():
+        missing = set(defs[f"event_{event}"]["properties"]) - {"type"} - fields
+        assert not missing, f"{SPEC[game].name}: the {event} event's row does not name {sorted(missing)}"
+
+
+def json_examples(text: str) -> list[Any]:
+    """Every value in the ```json blocks of a page: a block is one value, or one value per line."""
+    found = []
+    for block in re.findall(r"```json\n(.*?)```", text, flags=re.S):
+        try:
+            found.append(json.loads(block))
+        except ValueError:
+            found.extend(json.loads(line) for line in block.splitlines() if line.strip())
+    return found
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_spec_examples_validate(game: str) -> None:
+    examples = json_examples(SPEC[game].read_text(encoding="utf-8"))
+    assert len(examples) >= 5
+    root = fastjsonschema.compile(REGISTRY[game].schema())
+    kinds = Counter()
+    for example in examples:
+        root(copy.deepcopy(example))
+        kinds[next(k for k in ("observation", "action", "event", "config") if valid(game, k, example))] += 1
+    assert kinds["observation"] and kinds["action"] and kinds["event"], kinds
+
+
+def test_the_protocol_readme_examples_carry_valid_game_payloads() -> None:
+    """protocol/README.md's requests (observations there are cut short, so not those), answers and
+    game_over events are each valid for the game of the request."""
+    text = (ROOT / "protocol" / "README.md").read_text(encoding="utf-8")
+    messages, buffer = [], ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("bot: ", "ref: ")):
+            buffer = stripped[5:]
+        elif buffer and stripped and not stripped.startswith(("#", "```")):
+            buffer += " " + stripped
+        else:
+            continue
+        try:
+            messages.append(json.loads(buffer))
+            buffer = ""
+        except ValueError:
+            pass
+    requests = [r for m in messages for r in (m["requests"] if m["type"] == "requests" else [m])
+                if r["type"] == "request"]
+    assert {r["observation"]["game"] for r in requests} == set(GAMES)
+    for request in requests:
+        game = request["observation"]["game"]
+        assert valid(game, "legal", request["legal"]), request["legal"]
+        assert all(valid(game, "event", e) for e in request["events"]), request["events"]
+        assert all(valid(game, "action", f["action"]) for f in request["forced"])
+    starts = [m for m in messages if m["type"] == "game_start"]
+    assert starts and all(valid("reactor", "config", m["config"]) for m in starts)
+    overs = [m for m in messages if m["type"] == "game_over"]
+    assert overs and all(valid("reactor", "event", e) for m in overs for e in m["events"])
+    answers = [a for m in messages if m["type"] in ("action", "actions")
+               for a in (m["actions"] if m["type"] == "actions" else [m])]
+    assert answers and all(any(valid(g, "action", a["action"]) for g in GAMES) for a in answers)
+
+
+def test_the_protocol_readme_shows_how_to_check_an_action(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its example, run on the file `arena schema --game reactor` writes: the last line raises."""
+    text = (ROOT / "protocol" / "README.md").read_text(encoding="utf-8")
+    part = section(text, "what a game sends")
+    assert "arena schema --game reactor > reactor.schema.json" in part
+    lines = re.search(r"```python\n(.*?)```", part, flags=re.S).group(1).rstrip().splitlines()
+    done = runner.invoke(app, ["schema", "--game", "reactor"])
+    (tmp_path / "reactor.schema.json").write_text(done.output)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines[:-1]), namespace)
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):
+        exec(lines[-1], namespace)
+
+
 # -- arena schema --game -------------------------------------------------------------------------------
 
 
