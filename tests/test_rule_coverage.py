@@ -1,7 +1,9 @@
 """Every rule, ruling, decision point and random event of both specifications is cited by a test.
 
 The rule tests live in tests/games/; a citation is the identifier as a whole word (``R1`` is not
-``R12``).  The list of identifiers is the one of ../shared/rulings.md, kept in our seeds specs.
+``R12``).  The list of identifiers is the one of ../shared/rulings.md, kept in our specs: every one
+in the bot's-eye specification (seeds/<game>.md), and the random events also in the engine notes
+(seeds/<game>-engine.md), which give the chance calls and their recorded form.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ REQUIRED = {
     "powder_keg": (ids("R", 25) + ["R12a", "R12b"] + ids("KQ", 40) + ids("KD", 5) + ids("KE", 5)),
 }
 SPEC_FILE = {"reactor": "reactor.md", "powder_keg": "powder-keg.md"}
+ENGINE_FILE = {"reactor": "reactor-engine.md", "powder_keg": "powder-keg-engine.md"}
+CHANCE = {"reactor": ["RE1", "RE2"], "powder_keg": ids("KE", 5)}
 
 
 def cited(text: str, ident: str) -> bool:
@@ -42,3 +46,10 @@ def test_every_rule_is_in_our_spec(game: str) -> None:
     text = (SEEDS / SPEC_FILE[game]).read_text()
     missing = [i for i in REQUIRED[game] if not cited(text, i)]
     assert not missing, f"rules missing from seeds/{SPEC_FILE[game]}: {missing}"
+
+
+@pytest.mark.parametrize("game", sorted(REQUIRED))
+def test_every_random_event_is_in_the_engine_notes(game: str) -> None:
+    text = (SEEDS / ENGINE_FILE[game]).read_text()
+    missing = [i for i in CHANCE[game] if not cited(text, i)]
+    assert not missing, f"random events missing from seeds/{ENGINE_FILE[game]}: {missing}"

@@ -248,16 +248,23 @@ def check(
 
 
 @app.command()
-def schema() -> None:
-    """Print the protocol's JSON Schema (every message between referee and bot).
+def schema(
+    game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Print this game's schema instead ({GAMES}): what goes inside the messages.")] = None,
+) -> None:
+    """Print the protocol's JSON Schema (every message between referee and bot), or with --game a
+    game's: its observation, actions, events and config.
 
-    Example: arena schema > arena-protocol.schema.json
+    Example: arena schema --game reactor > reactor.schema.json
     """
     import json
 
-    from protocol.messages import schema as protocol_schema
+    if game is None:
+        from protocol.messages import schema as protocol_schema
 
-    typer.echo(json.dumps(protocol_schema(), indent=2))
+        doc = protocol_schema()
+    else:
+        doc = _game(game).schema()
+    typer.echo(json.dumps(doc, indent=2))
 
 
 DB_HELP = "SQLite database file, or sqlite:///PATH (created if missing)."

@@ -1,8 +1,9 @@
 """The registry of games.  Each game is a pure rules module; nothing here does I/O.
 
-A game is one folder here (``reactor/``, ``powder_keg/``): its rules, its policies and its
-entry ``GAME`` (a :class:`Game`: name, seats, variants, decision points).  The registry finds
-the folders; nothing else in the harness names a game.
+A game is one folder here (``reactor/``, ``powder_keg/``): its rules, its policies, the JSON
+Schema of what its bots see and answer (``schema.json``) and its entry ``GAME`` (a
+:class:`Game`: name, seats, variants, decision points).  The registry finds the folders; nothing
+else in the harness names a game.
 """
 
 from __future__ import annotations

@@ -5,12 +5,18 @@ through the injected :class:`~arena.games.chance.Chance`.  States are mutable fo
 (``apply`` changes the state in place); ``clone()`` gives an independent copy for look-ahead.
 
 Actions, observations and events are plain JSON data (dicts of str/int/bool/list), so they go
-over the wire unchanged.  Legal-action dicts returned by an engine are shared constants: treat
-them as read-only.
+over the wire unchanged; each game's JSON Schema (:meth:`Game.schema`, the ``schema.json`` in its
+folder) describes them as a bot sees them.  Legal-action dicts returned by an engine are shared
+constants: treat them as read-only.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
+import importlib
+import importlib.resources
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -225,6 +231,17 @@ class State(ABC):
         return out
 
 
+@functools.cache
+def _game_schema(package: str) -> dict[str, Any]:
+    """The ``schema.json`` shipped in a game's package, read once (a package resource, so it is
+    found in an installed wheel as in a checkout)."""
+    try:
+        text = importlib.resources.files(package).joinpath("schema.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GameError(f"the game in {package} ships no schema.json") from None
+    return json.loads(text)
+
+
 @dataclass(frozen=True)
 class Game:
     """A game's registry entry: its name, limits, variants, decision points, policies and how to
@@ -244,14 +261,18 @@ class Game:
 
     def policies(self) -> dict[str, Any]:
         """The built-in policies of this game by name, ``random`` first (see arena.games.policy)."""
-        import importlib
-
         from arena.games.policy import RandomPolicy
 
         table: dict[str, Any] = {"random": RandomPolicy}
         if self.policies_module is not None:
             table.update(importlib.import_module(self.policies_module).POLICIES)
         return table
+
+    def schema(self) -> dict[str, Any]:
+        """This game's JSON Schema (draft-07): its observation, actions, events and config as a bot
+        sees them.  It is the ``schema.json`` beside the game's rules module, so a new game ships
+        its own file and nothing else names it; each call returns a fresh copy."""
+        return copy.deepcopy(_game_schema(importlib.import_module(self.state_class.__module__).__package__))
 
     def check_config(self, config: GameConfig) -> None:
         """Raise :class:`ConfigError` with a message a user can act on."""

@@ -1,4 +1,4 @@
-"""Rule tests for Powder Keg (seeds/powder-keg.md; shared rulings Part B).  Each test cites the rules it checks."""
+"""Rule tests for Powder Keg (seeds/powder-keg.md, seeds/powder-keg-engine.md; shared rulings Part B).  Each test cites the rules it checks."""
 
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ def test_kd2_observation_shows_whole_chain():
 
 
 def test_spec_example_observation_at_kd2():
-    """KD2, B.5, R13(a): the example observation printed in seeds/powder-keg.md section 5."""
+    """KD2, B.5, R13(a): the example observation printed in seeds/powder-keg.md section 6."""
     s = position(3, [["4", "4", "4"], ["Q", "Q"], ["Q"]], FILL3, removed={"K": 2, "Bk": 1})
     act(s, type="triple", card="4", target=2, name="Q")
     act(s, type="veto")

@@ -1,5 +1,6 @@
-"""Reactor rule tests: every rule (R1-R22), ruling (RQ1-RQ31), decision point (RD1, RD2), random event
-(RE1, RE2) and scenario (RT1, RT2, RT3, RT4, RT7, RT9, RT12) of seeds/reactor.md."""
+"""Reactor rule tests: every rule (R1-R22), ruling (RQ1-RQ31), decision point (RD1, RD2) and random event
+(RE1, RE2) of seeds/reactor.md (the chance calls: seeds/reactor-engine.md), and the rulings' scenarios
+(RT1, RT2, RT3, RT4, RT7, RT9, RT12)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Powder Keg policies, three clearly ordered strengths (random < ``heuristic`` < ``strong``).
 
-They see only what a bot sees (``seeds/powder-keg.md`` section 5): the observation and the legal
+They see only what a bot sees (``seeds/powder-keg.md`` sections 5-7): the observation and the legal
 actions, plus the events of each request when a bot program feeds them (``observe_events``).
 
 - ``heuristic`` is a beginner: a handful of plain rules on the current observation alone (no

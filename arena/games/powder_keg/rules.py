@@ -1,4 +1,7 @@
-"""Powder Keg: a game of nerve for 2-5 players (an Exploding Kittens adaptation). Spec: seeds/powder-keg.md.
+"""Powder Keg: a game of nerve for 2-5 players (an Exploding Kittens adaptation).
+
+Spec: ``seeds/powder-keg.md``, the game as a bot sees it (what it is shown, what it may answer; its JSON
+Schema is ``schema.json`` here); ``seeds/powder-keg-engine.md``, how this module implements it.
 
 Seats: ``0..n-1`` clockwise; turns pass to seat+1, skipping eliminated seats (R1, section 0).
 Cards are handled by type code, in the fixed sort order ``K Bk Q J 10 9 8 7 6 5 4 3 2`` (King = keg,
@@ -490,7 +493,8 @@ class KegState(State):
             self._finish("cap")
 
     def forfeit(self, seat: int, reason: str = "forfeit") -> None:
-        """Harness rule: eliminate the seat that must decide now (see seeds/powder-keg.md, Forfeits)."""
+        """Harness rule: eliminate the seat that must decide now (seeds/powder-keg.md section 8; the
+        engine's side: seeds/powder-keg-engine.md)."""
         kind = self.kind
         if not kind:
             raise GameError("the game is over")

@@ -1,6 +1,8 @@
 """Reactor: keep the meter at 99 or below; whoever cannot play without pushing it over loses a token.
 
-Rules: ``seeds/reactor.md`` (numbers R1-R22, RQ1-RQ31, RD1/RD2, RE1/RE2 follow the project's rulings).
+Rules: ``seeds/reactor.md``, the game as a bot sees it (numbers R1-R22, RQ1-RQ31, RD1/RD2, RE1/RE2 follow
+the project's rulings; its JSON Schema is ``schema.json`` here); ``seeds/reactor-engine.md``, how this
+module implements it.
 
 - Seats: 2-6 players in seats ``0..n-1``; "left" is seat+1.  Everyone starts with 3 spark tokens.
 - Deal: every round (RE1) shuffles all 60 cards; 3 cards go to each active player one at a time,
