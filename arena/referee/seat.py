@@ -207,7 +207,9 @@ class Seat:
                 f"the bot opened a second connection to its socket; one is allowed ({waited})",
             )
         if self.proc is not None and self.channel is not None and self.channel.dropped:
-            self.proc.wait(0.5)  # a dying process drops its connection a moment before it is reaped
+            # A dying process drops its connection a moment before it is reaped (longer on a busy
+            # machine): give it time, so that a crash is not taken for a closed socket.
+            self.proc.wait(2.0)
         if self.proc is not None and self.proc.poll() is not None:
             return ProtocolFault(FaultKind.CRASH, f"the bot {_how_it_ended(self.proc.poll(), self.proc.sandboxed)} ({waited})")
         if self.channel is not None and self.channel.dropped:

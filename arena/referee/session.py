@@ -18,6 +18,7 @@ from arena.bots.spec import BotSpec
 from arena.games import Game, GameConfig
 from arena.games.match import Match
 from arena.referee.config import RefereeConfig
+from arena.referee.logs import kept_log
 from arena.referee.reports import GameReport, MatchPlan, MatchReport
 from arena.referee.seat import Seat
 from arena.referee.table import fewer_collections, GameInPlay, MatchInPlay, Table, tally
@@ -96,7 +97,9 @@ class Session:
                 self.lingered.add(seat.spec.name)
             report = self.last_report.get(key)
             if tail and report is not None:
-                report.logs[seat.index] = report.logs.get(seat.index, "") + tail
+                # Bounded as the game's own log was: a chatty bot writes on after its last game.
+                faulted = any(f.seat == seat.index for f in report.faults)
+                report.logs[seat.index] = kept_log(report.logs.get(seat.index, "") + tail, faulted=faulted, spent=0)
                 report.record["logs"][str(seat.index)] = report.logs[seat.index]
         self.players.clear()
         shutil.rmtree(self.workroot, ignore_errors=True)
