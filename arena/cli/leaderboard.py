@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from arena.cli.tables import render
+from arena.cli.output import render
 from arena.ratings import Row
 
 

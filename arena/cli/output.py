@@ -1,5 +1,5 @@
-"""One renderer for every listing the CLI prints (ratings, games, bots, tournaments), so that
-``--format table|csv|json|markdown`` means the same thing on each of them.
+"""What the CLI prints: one renderer for every listing (ratings, games, bots, tournaments), so
+that ``--format table|csv|json|markdown`` means the same thing on each of them, and JSON on stdout.
 
 A listing is its column names, its rows as text cells, and its JSON records (the full data,
 not the text cells: JSON is for programs, and they want numbers as numbers)."""
@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
+import typer
 
 from arena.errors import UsageError
 
@@ -46,3 +47,21 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[str]], fmt: str,
             for line in grid
         )
     raise UsageError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+
+
+def echo_listing(columns: tuple[str, ...], rows: list[list[str]], fmt: str, records: list[dict],
+                 hint: str, right: frozenset[str] = frozenset()) -> None:
+    """Print a listing in ``fmt`` (see :func:`render`).  With nothing to list a table says ``hint``;
+    a data format prints its empty form on stdout, so a script reads it as usual, and the hint
+    on stderr."""
+    if not rows and fmt == "table":
+        typer.echo(hint)
+        return
+    typer.echo(render(columns, rows, fmt, records, right).rstrip("\n"))  # echo adds the last newline
+    if not rows:
+        typer.echo(hint, err=True)
+
+
+def echo_json(data: object) -> None:
+    """JSON on stdout, indented as every --json and --format json output is."""
+    typer.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
