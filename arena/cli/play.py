@@ -18,7 +18,6 @@ from arena.cli.options import (
     StartupMs,
     bot_specs,
     check_writable,
-    find_game,
     game_config,
     referee_config,
 )
@@ -41,14 +40,17 @@ def selfplay(
 
     Example: arena selfplay powder-keg --players 4 --games 10 --seed 7 --variant short-hands --out keg.jsonl
     """
-    from arena.games.selfplay import SelfPlaySpec, iter_records
+    from arena.games.selfplay import SelfPlaySpec, check_spec, iter_records
     from arena.cli.jsonio import write_jsonl
 
     spec = SelfPlaySpec(
         game=game, players=players, matches=games, seed=seed,
         variants=tuple(variant or ()), bots=tuple(bot or ("random",)), points=points,
     )
-    _check_selfplay(spec)
+    try:
+        check_spec(spec)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     to_stdout = str(out) == "-"  # the records alone on stdout, for a pipe; the summary on stderr
     if not to_stdout:
         check_writable(out, "--out")
@@ -59,22 +61,6 @@ def selfplay(
     typer.echo(f"wrote {count} game record{'' if count == 1 else 's'} to {'stdout' if to_stdout else out}; "
                f"wins by seat: {wins}",
                err=to_stdout)
-
-
-def _check_selfplay(spec) -> None:
-    from arena.games import GameConfig
-    from arena.games.policy import policy_names
-
-    game = find_game(spec.game)
-    try:
-        game.check_config(GameConfig(players=spec.players, variants=spec.variants, points=spec.points))
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-    for name in spec.bots:
-        if name not in policy_names(game.name):
-            raise UsageError(f"no built-in bot {name!r} (bots: {', '.join(policy_names(game.name))})")
-    if len(spec.bots) > spec.players:  # a --bot for a seat that is not there would be dropped silently
-        raise UsageError(f"{len(spec.bots)} --bot options for {spec.players} seats; give at most one per seat")
 
 
 def play(
