@@ -1,10 +1,26 @@
-"""The ``arena`` command line: a thin layer over the library.
+"""The ``arena`` command line: thin commands over the library.
 
-Every error a user can cause ends as one line on stderr and a non-zero exit status, never a
-traceback: 2 for bad arguments (an unknown command, option or value, or a file named on the
-command line that is missing or unusable: a bot, a tournament file, a database, an output file),
-1 for everything else (a bot that fails its check, a name not found in the database, a failed
-match).  A run stopped with Ctrl-C says so and exits with 130.
+It owns the terminal: parsing what a user typed, printing data on stdout and messages on
+stderr, and turning every error into one line and an exit status (:mod:`.root`).  What a value
+means, and everything a command does, is the library's; a command parses its options, calls
+the library and prints what it hands back.  It may import every layer below it.
+
+- ``root``: the Typer app, its commands in the order the help lists them, and ``main()``;
+- ``options``: the options several commands share, and the checks of what a user typed;
+- ``output``: listings as table, csv, json or markdown, JSON and text on stdout, notes on stderr;
+- the commands, by kind: ``play`` (selfplay, play, check), ``bots`` (bots add, list, show),
+  ``run``, ``listings`` (ratings, games, tournaments), ``replay``, ``schema`` and ``bench``;
+- what some of them print: ``leaderboard`` (the ratings table), ``progress`` (the live line of a
+  run), ``replay_view`` (a game told turn by turn) and ``jsonio`` (self-play records).
+
+A new command is a function in the module of its kind (or a new module) and one line in
+:mod:`.root`; an option it shares with others is a type in :mod:`.options`.
+
+Imports: at the top of each module, except the referee, the sandbox, the storage, the
+tournament, the executors and the benchmarks, which the commands and checks that use them
+import inside.  Those layers take about as long to import as the rest of the CLI together, and
+every command module is imported to build the app, so `arena --help` (and every command) would
+pay for all of them.
 """
 
 from arena.cli.root import app, main

@@ -6,14 +6,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.options import SANDBOX_HELP, sandbox_mode
-from arena.cli.output import echo_json
+from arena.cli.options import Sandbox, sandbox_mode
+from arena.cli.output import echo_json, note
 from arena.errors import UsageError
 
 
 def bench(
     quick: Annotated[bool, typer.Option(help="Fewer repetitions and a shorter memory run (a smoke check).")] = False,
-    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
+    sandbox: Sandbox = "auto",
     memory_games: Annotated[int, typer.Option(min=200, help="Games of the long run of the memory benchmark.")] = 5000,
     part: Annotated[Optional[list[str]], typer.Option(help="Only these parts: engines, pipe, referee, cpu, floor, harness, memory (repeatable).")] = None,
     pin: Annotated[bool, typer.Option(help="Run the round trips on one CPU, as tournament workers do (--no-pin: let the OS place them).")] = True,
@@ -32,7 +32,7 @@ def bench(
     if unknown:
         raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: {', '.join(PARTS)})")
     report = run_all(quick=quick, sandbox_mode=sandbox_mode(sandbox), memory_games=memory_games, parts=parts, pin=pin,
-                     echo=None if json_out else (lambda line: typer.echo(f"... {line}", err=True)))
+                     echo=None if json_out else (lambda line: note(f"... {line}")))
     if json_out:
         echo_json(report.to_json())
     else:

@@ -1,5 +1,5 @@
 """Commands that play games: ``selfplay`` (built-in bots, in-process), ``play`` (bot programs)
-and ``check`` (a bot against itself, with a report)."""
+and ``check`` (a bot against copies of itself, with a report its author can act on)."""
 
 from __future__ import annotations
 
@@ -9,48 +9,46 @@ from typing import Annotated, Optional
 
 import typer
 
+from arena.cli.jsonio import write_jsonl
 from arena.cli.options import (
-    GAMES,
     LIMITS,
-    SANDBOX_HELP,
+    BotGame,
     DecisionMs,
+    GameArg,
     GameMs,
+    Points,
+    Sandbox,
     StartupMs,
+    Variants,
+    bad_argument,
     bot_specs,
     check_writable,
     game_config,
     referee_config,
 )
-from arena.cli.output import echo_json
-from arena.core.terminal import safe
+from arena.cli.output import echo_report
 from arena.errors import ArenaError, ConfigError, UsageError
+from arena.games.selfplay import SelfPlaySpec, check_spec, iter_records
 
 
 def selfplay(
-    game: Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")],
+    game: GameArg,
     players: Annotated[int, typer.Option("--players", "-n", help="Seats at the table.")] = 4,
     games: Annotated[int, typer.Option("--games", "-k", min=1, help="Matches to play: each a series of games to --points (a Reactor match is one game unless --points says more).")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed; the same arguments give the same file, byte for byte.")] = "0",
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
+    variant: Variants = None,
     bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (or the reference policies tuned for Reactor, counting for Powder Keg; repeat to fill seats in turn).")] = None,
-    points: Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")] = None,
+    points: Points = None,
     out: Annotated[Path, typer.Option(help="Where to write the records (JSON lines, one game per line; - for stdout).")] = Path("selfplay.jsonl"),
 ) -> None:
     """Play games in-process between built-in bots and write one record per game.
 
     Example: arena selfplay powder-keg --players 4 --games 10 --seed 7 --variant short-hands --out keg.jsonl
     """
-    from arena.games.selfplay import SelfPlaySpec, check_spec, iter_records
-    from arena.cli.jsonio import write_jsonl
-
-    spec = SelfPlaySpec(
-        game=game, players=players, matches=games, seed=seed,
-        variants=tuple(variant or ()), bots=tuple(bot or ("random",)), points=points,
-    )
-    try:
+    spec = SelfPlaySpec(game=game, players=players, matches=games, seed=seed, variants=tuple(variant or ()),
+                        bots=tuple(bot or ("random",)), points=points)
+    with bad_argument(ConfigError):
         check_spec(spec)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
     to_stdout = str(out) == "-"  # the records alone on stdout, for a pipe; the summary on stderr
     if not to_stdout:
         check_writable(out, "--out")
@@ -59,18 +57,17 @@ def selfplay(
     except OSError as exc:
         raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None
     typer.echo(f"wrote {count} game record{'' if count == 1 else 's'} to {'stdout' if to_stdout else out}; "
-               f"wins by seat: {wins}",
-               err=to_stdout)
+               f"wins by seat: {wins}", err=to_stdout)
 
 
 def play(
-    game: Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")],
+    game: GameArg,
     bots: Annotated[list[str], typer.Argument(help="Two or more bots: a path to a script (.py, .js) or a command line.")],
     games: Annotated[int, typer.Option("--games", "-k", min=1, help="Matches to play (a Powder Keg match is a series of games to --points).")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed of the deals.")] = "0",
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")] = None,
-    points: Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")] = None,
-    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
+    variant: Variants = None,
+    points: Points = None,
+    sandbox: Sandbox = "auto",
     decision_ms: DecisionMs = LIMITS.decision_ms,
     game_ms: GameMs = LIMITS.game_ms,
     startup_ms: StartupMs = LIMITS.startup_ms,
@@ -84,24 +81,20 @@ def play(
 
     if len(bots) < 2:
         raise UsageError("give at least two bots")
-    bot_specs(bots)
+    bot_specs(bots)  # each names a bot, before any starts
     game_obj, config = game_config(game, len(bots), variant, points)
     summary = play_matches(game_obj, config, bots, matches=games, seed=seed,
                            referee=referee_config(sandbox, decision_ms, game_ms, startup_ms))
-    if json_out:
-        echo_json(summary.to_json())
-    else:
-        for line in summary.lines():
-            typer.echo(safe(line))
+    echo_report(summary, json_out)
 
 
 def check(
     bot: Annotated[str, typer.Argument(help="The bot: a path to a script (.py, .js) or a command line.")],
-    game: Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")],
+    game: BotGame,
     players: Annotated[Optional[int], typer.Option("--players", "-n", help="Seats for the self-play game (default: the game's minimum).")] = None,
     matches: Annotated[int, typer.Option(min=1, max=1000, help="Self-play matches to play (Powder Keg: each again with every variant on).")] = 3,
     seed: Annotated[str, typer.Option(help="Root seed of the deals; the same --seed and --matches play the same deals again.")] = "check",
-    sandbox: Annotated[str, typer.Option(help=SANDBOX_HELP)] = "auto",
+    sandbox: Sandbox = "auto",
     decision_ms: DecisionMs = LIMITS.decision_ms,
     game_ms: GameMs = LIMITS.game_ms,
     startup_ms: StartupMs = LIMITS.startup_ms,
@@ -121,10 +114,6 @@ def check(
     game_obj, _ = game_config(game, players or 2, None, None)
     report = check_bot(bot_specs([bot])[0], game_obj.name, players=players, seed=seed, matches=matches,
                        config=referee_config(sandbox, decision_ms, game_ms, startup_ms))
-    if json_out:
-        echo_json(report.to_json())
-    else:
-        for line in report.lines():
-            typer.echo(safe(line))
+    echo_report(report, json_out)
     if not report.ok:
         raise typer.Exit(1)

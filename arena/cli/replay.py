@@ -1,4 +1,4 @@
-"""``arena replay``: one stored game turn by turn, or what one seat saw."""
+"""``arena replay``: one stored game turn by turn, or each decision of one seat as its bot saw it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.options import DEFAULT_DB, ReadDb, open_db
-from arena.cli.output import echo_json
-from arena.core.terminal import safe
+from arena.cli.output import echo_json, echo_lines
+from arena.cli.replay_view import replay_lines, seat_json, seat_lines
 from arena.errors import UsageError
 
 
@@ -25,25 +25,11 @@ def replay(
 
     With --seat N: each decision of that seat as its bot saw it, and its answer.
     """
-    from arena.cli.replay_view import replay_lines, seat_lines
-
     with open_db(db) as store:
         record = store.game_record(game_id)
     if seat is not None and seat >= record["config"]["players"]:
         raise UsageError(f"--seat {seat}: game {game_id} has seats 0-{record['config']['players'] - 1}")
-    if seat is not None:
-        if json_out:
-            from arena.games import get_game
-            from arena.games.seat_view import seat_decisions
-
-            echo_json({"game_id": game_id, "seat": seat, "bot": record["seats"][seat],
-                       "decisions": [d.to_json() for d in seat_decisions(get_game(record["game"]), record, seat)]})
-            return
-        for line in seat_lines(record, seat):
-            typer.echo(safe(line))
-        return
     if json_out:
-        echo_json(record)
-        return
-    for line in replay_lines(record):
-        typer.echo(safe(line))
+        echo_json(record if seat is None else seat_json(game_id, record, seat))
+    else:
+        echo_lines(replay_lines(record) if seat is None else seat_lines(record, seat))

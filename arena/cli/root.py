@@ -1,6 +1,13 @@
-"""The root of the ``arena`` command: the Typer app with its commands, and :func:`main`, which
-turns every error a user can cause into one line on stderr and an exit status (the contract in
-README.md, "The command line")."""
+"""The root of the ``arena`` command: the Typer app with its commands, and :func:`main`.
+
+:func:`main` turns every error a user can cause into one line on stderr and an exit status,
+never a traceback (the contract in README.md, "The command line"): 2 for bad arguments (an
+unknown command, option or value, or a file named on the command line that is missing or
+unusable: a bot, a tournament file, a database, an output file), 1 for everything else (a bot
+that fails its check, a name not found in the database, a failed match), 130 for Ctrl-C
+(``arena run`` says how to resume, and exits 143 for SIGTERM).  Commands raise; only here is an
+error turned into a message and a status.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +24,13 @@ try:  # Typer 0.2x vendors Click; older releases use the click package
 except ImportError:  # pragma: no cover - depends on the installed Typer
     from click import exceptions as click_errors
 
+from typer.testing import CliRunner
+
+from arena import __version__
 from arena.cli import bench, bots, listings, play, replay, run, schema
+from arena.core.terminal import report_to_stderr
 from arena.errors import ArenaError, UsageError
 from arena.games import GameError
-from arena.core.terminal import report_to_stderr
 
 app = typer.Typer(
     name="arena",
@@ -34,8 +44,6 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from arena import __version__
-
         typer.echo(f"arena {__version__}")
         raise typer.Exit()
 
@@ -48,7 +56,8 @@ def _options(
     pass
 
 
-# The commands, in the order `arena --help` lists them.
+# The commands, in the order `arena --help` lists them: a new command is a function in the module
+# of its kind (or a new module) and a line here.
 for command in (play.selfplay, play.play, play.check, schema.schema, run.run, listings.ratings, listings.games,
                 replay.replay, bench.bench, listings.tournaments):
     app.command()(command)
@@ -56,28 +65,24 @@ for command in (play.selfplay, play.play, play.check, schema.schema, run.run, li
 bots_app = typer.Typer(help="Register bots and look at them.\n\nExample: arena bots list --game reactor",
                        no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
-bots_app.command("add")(bots.bots_add)
-bots_app.command("list")(bots.bots_list)
-bots_app.command("show")(bots.bots_show)
+for name, command in (("add", bots.add), ("list", bots.list_bots), ("show", bots.show)):
+    bots_app.command(name)(command)
 
 
 def app_help() -> str:
     """The top-level help text (what ``arena --help`` prints)."""
-    from typer.testing import CliRunner
-
     return CliRunner().invoke(app, ["--help"]).output
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app and turn every user-facing error into one line."""
     report_to_stderr()
-    run.ARGV[:] = sys.argv[1:] if argv is None else argv
     try:
-        code = app(args=argv, standalone_mode=False)
+        # The arguments go down to the commands as the context's obj, for a line that says how
+        # to run them again (an interrupted `arena run`).
+        code = app(args=argv, standalone_mode=False, obj=sys.argv[1:] if argv is None else list(argv))
         if isinstance(code, int) and code:
-            # Typer turns Ctrl-C into exit status 130, returned here like any status: say why,
-            # unless the command said it already (run tells how to resume).
-            if code == 130 and "interrupt" not in run.REPORTED:
+            if code == 130:  # Typer turns Ctrl-C into exit status 130, returned here like any status: say why
                 typer.echo("interrupted", err=True)
             sys.exit(code)
     except (typer.Exit, getattr(click_errors, "Exit", typer.Exit)) as exc:

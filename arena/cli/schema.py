@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.options import GAMES, find_game
+from arena.cli.output import echo_json
+from protocol.messages import schema as protocol_schema
 
 
 def schema(
@@ -17,12 +19,4 @@ def schema(
 
     Example: arena schema --game reactor > reactor.schema.json
     """
-    import json
-
-    if game is None:
-        from protocol.messages import schema as protocol_schema
-
-        doc = protocol_schema()
-    else:
-        doc = find_game(game).schema()
-    typer.echo(json.dumps(doc, indent=2))
+    echo_json(protocol_schema() if game is None else find_game(game).schema())
