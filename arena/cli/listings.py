@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from arena import ratings as rating
 from arena.cli.leaderboard import COLUMNS as RATING_COLUMNS, NUMBER_COLUMNS, format_table
 from arena.cli.options import (
     DEFAULT_DB,
@@ -46,6 +45,8 @@ def ratings(
 
     Example: arena ratings --tournament quickstart-reactor --format markdown
     """
+    from arena import ratings as rating
+
     fmt = output_format(fmt, json_out)
     game = game_filter(game)
     with open_db(db) as store:

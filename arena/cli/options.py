@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from arena.bots.package import command_template
 from arena.bots.resolve import bot_spec
 from arena.bots.spec import BotSpec
 from arena.cli.output import FORMATS
@@ -124,6 +123,8 @@ def bot_name(name: str) -> str:
 
 def bot_file(path: Path, name: str) -> BotSpec:
     """A bot file to register as ``name``: a file that is there and that arena knows how to run."""
+    from arena.bots.package import command_template
+
     if not path.is_file():
         raise UsageError(f"no bot file at {path}")
     with bad_argument(UnknownBot):

@@ -28,7 +28,6 @@ from arena.cli.options import (
 )
 from arena.cli.output import echo_report
 from arena.errors import ArenaError, ConfigError, UsageError
-from arena.games.selfplay import SelfPlaySpec, check_spec, iter_records
 
 
 def selfplay(
@@ -45,6 +44,8 @@ def selfplay(
 
     Example: arena selfplay powder-keg --players 4 --games 10 --seed 7 --variant short-hands --out keg.jsonl
     """
+    from arena.games.selfplay import SelfPlaySpec, check_spec, iter_records
+
     spec = SelfPlaySpec(game=game, players=players, matches=games, seed=seed, variants=tuple(variant or ()),
                         bots=tuple(bot or ("random",)), points=points)
     with bad_argument(ConfigError):

@@ -8,7 +8,6 @@ import typer
 
 from arena.cli.options import DEFAULT_DB, ReadDb, open_db
 from arena.cli.output import echo_json, echo_lines
-from arena.cli.replay_view import replay_lines, seat_json, seat_lines
 from arena.errors import UsageError
 
 
@@ -25,6 +24,8 @@ def replay(
 
     With --seat N: each decision of that seat as its bot saw it, and its answer.
     """
+    from arena.cli.replay_view import replay_lines, seat_json, seat_lines
+
     with open_db(db) as store:
         record = store.game_record(game_id)
     if seat is not None and seat >= record["config"]["players"]:

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
-import multiprocessing_logging
 import typer
 
 from arena.cli.leaderboard import format_table
@@ -85,6 +84,8 @@ def _warnings_to_stderr(forked_workers: bool) -> None:
     once, here, before the pool forks them)."""
     report_to_stderr()
     if forked_workers:
+        import multiprocessing_logging
+
         multiprocessing_logging.install_mp_handler()
 
 
