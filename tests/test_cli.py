@@ -794,6 +794,15 @@ def test_bots_add_says_what_it_already_has_and_show_tells_the_history(tmp_path: 
     assert "no powder-keg bots" in ok("bots", "list", "--game", "powder-keg", "--db", db)
 
 
+def test_bots_add_refuses_a_bad_sandbox_also_when_it_has_nothing_to_add(tmp_path: Path) -> None:
+    """--sandbox was read only when the check ran, so re-adding unchanged content with a
+    misspelt mode said "nothing to add" (status 0); a bad value is a bad argument either way."""
+    db = str(tmp_path / "s.db")
+    add = ["bots", "add", RANDOM, "--name", "s", "--game", "reactor", "--db", db]
+    assert "registered s version 1" in ok(*add, "--sandbox", "none")
+    one_line_error(arena(*add, "--sandbox", "nope"), 2, "--sandbox must be auto, strict or none, not 'nope'")
+
+
 def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> None:
     """Bots of two games never meet, so one table of them all would mislead: without --game
     (or --tournament) such a database is an error naming the games; each game rates alone."""

@@ -65,9 +65,9 @@ def add(
     bot_name(name)
     game_name = find_game(game).name
     spec = bot_file(path, name)
-    config = partial(referee_config, sandbox, decision_ms, game_ms, startup_ms)
+    referee = referee_config(sandbox, decision_ms, game_ms, startup_ms)
     added = add_checked(path, name=name, game=game_name,
-                        check=lambda: _shown(check_bot(spec, game_name, config=config()), json_out),
+                        check=lambda: _shown(check_bot(spec, game_name, config=referee), json_out),
                         existing=partial(open_db, db) if db_exists(db) else None,
                         writable=partial(open_db, db, create=True))
     _say_added(added, db, json_out)
