@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.cli.options import Sandbox, sandbox_mode
-from arena.cli.output import echo_json, note
+from arena.cli.output import echo_report, note
 from arena.errors import UsageError
 
 
@@ -33,8 +33,4 @@ def bench(
         raise UsageError(f"unknown --part {sorted(unknown)[0]!r} (parts: {', '.join(PARTS)})")
     report = run_all(quick=quick, sandbox_mode=sandbox_mode(sandbox), memory_games=memory_games, parts=parts, pin=pin,
                      echo=None if json_out else (lambda line: note(f"... {line}")))
-    if json_out:
-        echo_json(report.to_json())
-    else:
-        for line in report.lines():
-            typer.echo(line)
+    echo_report(report, json_out)

@@ -136,8 +136,7 @@ def show(
         echo_json({**asdict(version), "games": games,
                    "versions": [{"version": v.version, "sha256": v.sha256, "added": v.added} for v in history]})
     else:
-        for line in _show_lines(version, history, games):
-            typer.echo(line)
+        echo_lines(_show_lines(version, history, games))
 
 
 def _show_lines(version: BotVersion, history: list[BotVersion], games: int) -> Iterator[str]:
