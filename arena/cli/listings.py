@@ -50,11 +50,7 @@ def ratings(
     fmt = output_format(fmt, json_out)
     game = game_filter(game)
     with open_db(db) as store:
-        check_filters(store, tournament=tournament, game=game)
-        with store.snapshot():  # results and faults of the same games, while a run may write
-            rows = store.results(tournament=tournament, game=game)
-            faults = store.fault_counts(tournament=tournament, game=game)
-        _note_unfinished(store, rows)
+        rows, faults = _results(store, tournament, game)
     _one_game(rows, db)
     outcomes = rating.outcomes_from_results(rows)
     if not outcomes:
@@ -63,14 +59,22 @@ def ratings(
         echo_text(format_table(rating.leaderboard(rating.rate(outcomes, rating.make_env()), outcomes, faults), fmt))
 
 
-def _note_unfinished(store: Store, rows: list[ResultRow]) -> None:
-    """Say on stderr (stdout keeps the table alone) which tournaments rated are not finished."""
+def _results(store: Store, tournament: str | None,
+             game: str | None) -> tuple[list[ResultRow], dict[str, dict[str, int]]]:
+    """The stored results to rate and the faults of the same games (read together, while a run
+    may write), with a note on stderr (stdout keeps the table alone) naming the tournaments among
+    them that are not finished."""
+    check_filters(store, tournament=tournament, game=game)
+    with store.snapshot():
+        rows = store.results(tournament=tournament, game=game)
+        faults = store.fault_counts(tournament=tournament, game=game)
     counted = {row.tournament for row in rows}
     unfinished = [t.id for t in store.tournaments() if t.id in counted and t.status != "finished"]
     if unfinished:
         which = f"tournament {unfinished[0]} is" if len(unfinished) == 1 else f"tournaments {', '.join(unfinished)} are"
         note(f"note: {which} not finished (interrupted, or playing now): these ratings include only the games "
              "played so far")
+    return rows, faults
 
 
 def _one_game(rows: list[ResultRow], db: str) -> None:

@@ -3,13 +3,12 @@ and ``check`` (a bot against copies of itself, with a report its author can act 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.jsonio import write_jsonl
+from arena.cli.jsonio import write_records
 from arena.cli.options import (
     LIMITS,
     BotGame,
@@ -27,7 +26,7 @@ from arena.cli.options import (
     referee_config,
 )
 from arena.cli.output import echo_report
-from arena.errors import ArenaError, ConfigError, UsageError
+from arena.errors import ConfigError, UsageError
 
 
 def selfplay(
@@ -53,10 +52,7 @@ def selfplay(
     to_stdout = str(out) == "-"  # the records alone on stdout, for a pipe; the summary on stderr
     if not to_stdout:
         check_writable(out, "--out")
-    try:
-        count, wins = write_jsonl(sys.stdout.buffer if to_stdout else out, iter_records(spec))
-    except OSError as exc:
-        raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None
+    count, wins = write_records(out, iter_records(spec))
     typer.echo(f"wrote {count} game record{'' if count == 1 else 's'} to {'stdout' if to_stdout else out}; "
                f"wins by seat: {wins}", err=to_stdout)
 
