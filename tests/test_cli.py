@@ -81,6 +81,20 @@ def test_selfplay_is_byte_for_byte_reproducible(tmp_path: Path, game: str) -> No
         assert records[0]["config"]["variants"] == ["short-hands", "five-different"]
 
 
+def test_matches_is_spelt_alike_in_every_command(tmp_path: Path) -> None:
+    """`check --matches` counted matches where `play` and `selfplay` said `--games`: all three
+    take --matches (and -k) now, and --games still works where it did."""
+    files = [tmp_path / f"{flag}.jsonl" for flag in ("--matches", "--games", "-k")]
+    for flag, out in zip(("--matches", "--games", "-k"), files):
+        ok("selfplay", "reactor", flag, "2", "--seed", "5", "--out", str(out))
+    assert files[0].read_bytes() == files[1].read_bytes() == files[2].read_bytes()
+    assert len(list(read_jsonl(files[0]))) == 2
+    played = json.loads(ok("play", "reactor", RANDOM, RANDOM, "--matches", "2", "--json", "--sandbox", "none"))
+    assert sum(b["match_wins"] for b in played["bots"]) == 2
+    for command in (["selfplay"], ["play"], ["check"]):
+        assert "--matches" in ok(*command, "--help")
+
+
 def test_selfplay_heuristic_bots(tmp_path: Path) -> None:
     out = tmp_path / "h.jsonl"
     ok("selfplay", "reactor", "-n", "4", "-k", "3", "--bot", "heuristic", "--bot", "random", "--out", str(out))

@@ -32,7 +32,7 @@ from arena.errors import ConfigError, UsageError
 def selfplay(
     game: GameArg,
     players: Annotated[int, typer.Option("--players", "-n", help="Seats at the table.")] = 4,
-    games: Annotated[int, typer.Option("--games", "-k", min=1, help="Matches to play: each a series of games to --points (a Reactor match is one game unless --points says more).")] = 1,
+    matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, help="Matches to play: each a series of games to --points (a Reactor match is one game unless --points says more). --games is the old spelling.")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed; the same arguments give the same file, byte for byte.")] = "0",
     variant: Variants = None,
     bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (or the reference policies tuned for Reactor, counting for Powder Keg; repeat to fill seats in turn).")] = None,
@@ -41,11 +41,11 @@ def selfplay(
 ) -> None:
     """Play games in-process between built-in bots and write one record per game.
 
-    Example: arena selfplay powder-keg --players 4 --games 10 --seed 7 --variant short-hands --out keg.jsonl
+    Example: arena selfplay powder-keg --players 4 --matches 10 --seed 7 --variant short-hands --out keg.jsonl
     """
     from arena.games.selfplay import SelfPlaySpec, check_spec, iter_records
 
-    spec = SelfPlaySpec(game=game, players=players, matches=games, seed=seed, variants=tuple(variant or ()),
+    spec = SelfPlaySpec(game=game, players=players, matches=matches, seed=seed, variants=tuple(variant or ()),
                         bots=tuple(bot or ("random",)), points=points)
     with bad_argument(ConfigError):
         check_spec(spec)
@@ -60,7 +60,7 @@ def selfplay(
 def play(
     game: GameArg,
     bots: Annotated[list[str], typer.Argument(help="Two or more bots: a path to a script (.py, .js) or a command line.")],
-    games: Annotated[int, typer.Option("--games", "-k", min=1, help="Matches to play (a Powder Keg match is a series of games to --points).")] = 1,
+    matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, help="Matches to play (a Powder Keg match is a series of games to --points). --games is the old spelling.")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed of the deals.")] = "0",
     variant: Variants = None,
     points: Points = None,
@@ -72,7 +72,7 @@ def play(
 ) -> None:
     """Play a match between bot programs and print places, scores and each bot's faults.
 
-    Example: arena play reactor bots/random_bot.py bots/reactor_strong.py bots/random_bot.py --games 3
+    Example: arena play reactor bots/random_bot.py bots/reactor_strong.py bots/random_bot.py --matches 3
     """
     from arena.referee.play import play_matches
 
@@ -80,7 +80,7 @@ def play(
         raise UsageError("give at least two bots")
     bot_specs(bots)  # each names a bot, before any starts
     game_obj, config = game_config(game, len(bots), variant, points)
-    summary = play_matches(game_obj, config, bots, matches=games, seed=seed,
+    summary = play_matches(game_obj, config, bots, matches=matches, seed=seed,
                            referee=referee_config(sandbox, decision_ms, game_ms, startup_ms))
     echo_report(summary, json_out)
 
@@ -89,7 +89,7 @@ def check(
     bot: Annotated[str, typer.Argument(help="The bot: a path to a script (.py, .js) or a command line.")],
     game: BotGame,
     players: Annotated[Optional[int], typer.Option("--players", "-n", help="Seats for the self-play game (default: the game's minimum).")] = None,
-    matches: Annotated[int, typer.Option(min=1, max=1000, help="Self-play matches to play (Powder Keg: each again with every variant on).")] = 3,
+    matches: Annotated[int, typer.Option("--matches", "-k", min=1, max=1000, help="Self-play matches to play (Powder Keg: each again with every variant on).")] = 3,
     seed: Annotated[str, typer.Option(help="Root seed of the deals; the same --seed and --matches play the same deals again.")] = "check",
     sandbox: Sandbox = "auto",
     decision_ms: DecisionMs = LIMITS.decision_ms,
