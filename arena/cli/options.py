@@ -8,8 +8,8 @@ store) and the library's refusal of it into a bad argument (:class:`UsageError`,
 what a value may be is for the library to say.  They run before any work is done, in the
 order a command calls them, so that a command reports the same error first as it always did.
 
-The referee, the sandbox, the storage and the tournament are imported inside the checks that
-need them, not here: see the package's docstring.
+What is costly to import (the referee, the sandbox, the storage, the tournament, the bot
+packager) is imported inside the check that needs it: see the package's docstring.
 """
 
 from __future__ import annotations
