@@ -81,6 +81,20 @@ def test_selfplay_is_byte_for_byte_reproducible(tmp_path: Path, game: str) -> No
         assert records[0]["config"]["variants"] == ["short-hands", "five-different"]
 
 
+def test_matches_is_spelt_alike_in_every_command(tmp_path: Path) -> None:
+    """`check --matches` counted matches where `play` and `selfplay` said `--games`: all three
+    take --matches (and -k) now, and --games still works where it did."""
+    files = [tmp_path / f"{flag}.jsonl" for flag in ("--matches", "--games", "-k")]
+    for flag, out in zip(("--matches", "--games", "-k"), files):
+        ok("selfplay", "reactor", flag, "2", "--seed", "5", "--out", str(out))
+    assert files[0].read_bytes() == files[1].read_bytes() == files[2].read_bytes()
+    assert len(list(read_jsonl(files[0]))) == 2
+    played = json.loads(ok("play", "reactor", RANDOM, RANDOM, "--matches", "2", "--json", "--sandbox", "none"))
+    assert sum(b["match_wins"] for b in played["bots"]) == 2
+    for command in (["selfplay"], ["play"], ["check"]):
+        assert "--matches" in ok(*command, "--help")
+
+
 def test_selfplay_heuristic_bots(tmp_path: Path) -> None:
     out = tmp_path / "h.jsonl"
     ok("selfplay", "reactor", "-n", "4", "-k", "3", "--bot", "heuristic", "--bot", "random", "--out", str(out))
@@ -794,6 +808,15 @@ def test_bots_add_says_what_it_already_has_and_show_tells_the_history(tmp_path: 
     assert "version 2" in shown and "0 game(s) played by its versions together" in shown and "versions:" in shown
     assert [v["version"] for v in json.loads(ok("bots", "show", "rr", "--db", db, "--json"))["versions"]] == [1, 2]
     assert "no powder-keg bots" in ok("bots", "list", "--game", "powder-keg", "--db", db)
+
+
+def test_bots_add_refuses_a_bad_sandbox_also_when_it_has_nothing_to_add(tmp_path: Path) -> None:
+    """--sandbox was read only when the check ran, so re-adding unchanged content with a
+    misspelt mode said "nothing to add" (status 0); a bad value is a bad argument either way."""
+    db = str(tmp_path / "s.db")
+    add = ["bots", "add", RANDOM, "--name", "s", "--game", "reactor", "--db", db]
+    assert "registered s version 1" in ok(*add, "--sandbox", "none")
+    one_line_error(arena(*add, "--sandbox", "nope"), 2, "--sandbox must be auto, strict or none, not 'nope'")
 
 
 def test_ratings_of_a_database_with_both_games_asks_which(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from arena import ratings
 from arena.errors import UsageError
-from arena.cli.tables import FORMATS
+from arena.cli.output import FORMATS
 from arena.cli.leaderboard import COLUMNS, format_table
 from arena.ratings import GameOutcome, Row, leaderboard, make_env, outcomes_from_results, rate
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+
+from arena.errors import ArenaError
 
 
 def dumps(obj: Any) -> bytes:
@@ -21,6 +24,15 @@ def write_jsonl(target: Path | BinaryIO, records: Iterable[dict[str, Any]]) -> t
         return _write_records(target, records)
     with open(target, "wb") as fh:
         return _write_records(fh, records)
+
+
+def write_records(out: Path, records: Iterable[dict[str, Any]]) -> tuple[int, list[int]]:
+    """:func:`write_jsonl` to the file ``out``, or to stdout for ``-``; a file that cannot be
+    written is an error naming it."""
+    try:
+        return write_jsonl(sys.stdout.buffer if str(out) == "-" else out, records)
+    except OSError as exc:
+        raise ArenaError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _write_records(fh: BinaryIO, records: Iterable[dict[str, Any]]) -> tuple[int, list[int]]:

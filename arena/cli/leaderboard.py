@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from arena.cli.tables import render
-from arena.ratings import Row
+from arena.cli.output import render
+
+if TYPE_CHECKING:
+    from arena.ratings import Row
 
 
 COLUMNS = ("rank", "bot", "score", "mu", "sigma", "games", "wins", "mean_place", "faults")

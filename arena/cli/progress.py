@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from arena.tournament import Progress
+if TYPE_CHECKING:  # (the tournament package is costly to import, and a run imports it anyway)
+    from arena.tournament import Progress
 
 
 def _clock(seconds: float) -> str:
@@ -15,7 +16,9 @@ def _clock(seconds: float) -> str:
 
 
 class ProgressBar:
-    """Redraws one line on a terminal; elsewhere prints a line every few seconds."""
+    """Redraws one line on a terminal; elsewhere prints a line every few seconds.  Keeps the
+    latest progress (``progress``) also when disabled, and ends its line on :meth:`close` or at
+    the end of a ``with`` block."""
 
     def __init__(self, enabled: bool = True, stream: TextIO | None = None, width: int = 28) -> None:
         self.stream = stream or sys.stderr
@@ -24,6 +27,13 @@ class ProgressBar:
         self.width = width
         self.last = 0.0
         self.drawn = False
+        self.progress: Progress | None = None  # the latest update
+
+    def __enter__(self) -> "ProgressBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def text(self, p: Progress) -> str:
         total = max(p.matches_total, 1)
@@ -39,6 +49,7 @@ class ProgressBar:
                 f"({p.games_skipped} already stored), {p.rate:.1f} games/s, {left} left")
 
     def update(self, p: Progress) -> None:
+        self.progress = p
         if not self.enabled:
             return
         now = time.monotonic()
@@ -54,6 +65,8 @@ class ProgressBar:
             self.last = now
 
     def close(self) -> None:
+        """End the line drawn on a terminal (once, however often it is called)."""
         if self.enabled and self.tty and self.drawn:
             self.stream.write("\n")
             self.stream.flush()
+            self.drawn = False

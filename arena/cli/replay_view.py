@@ -1,4 +1,5 @@
-"""``arena replay``: a game record told turn by turn, checked by replaying it through the engine."""
+"""``arena replay``: a game record told turn by turn, checked by replaying it through the engine,
+and what one seat was shown at each of its decisions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from arena.games import get_game
 from arena.games.record import check_replayed, replay_steps
+from arena.games.seat_view import seat_decisions
 
 
 SEAT_KEYS = ("seat", "target", "author", "from", "to", "starter", "winner", "next")
@@ -106,11 +108,16 @@ def replay_lines(record: dict[str, Any]) -> Iterator[str]:
             yield from ("   " + line for line in text.strip().splitlines()[-20:])
 
 
+def seat_json(game_id: str, record: dict[str, Any], seat: int) -> dict[str, Any]:
+    """``arena replay --seat N --json``: the decisions of one seat of game ``game_id`` as data."""
+    decisions = seat_decisions(get_game(record["game"]), record, seat)
+    return {"game_id": game_id, "seat": seat, "bot": record["seats"][seat],
+            "decisions": [d.to_json() for d in decisions]}
+
+
 def seat_lines(record: dict[str, Any], seat: int) -> Iterator[str]:
     """``arena replay --seat N``: each decision of one seat with what it was shown (observation,
     the events since its last request, the legal actions), what it answered and how long it took."""
-    from arena.games.seat_view import seat_decisions
-
     names = record["seats"]
     decisions = seat_decisions(get_game(record["game"]), record, seat)
     yield f"{record.get('game_id', 'game')}: seat {seat} ({names[seat]}), {len(decisions)} decision(s)"

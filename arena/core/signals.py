@@ -1,8 +1,9 @@
-"""SIGINT handling shared by the CLI and the Dask backend: Ctrl-C reaches a terminal's whole
-process group, so who reacts to it (and how) is set on purpose around the work."""
+"""SIGINT and SIGTERM handling shared by the CLI and the executors: Ctrl-C reaches a terminal's
+whole process group, so who reacts to it (and how) is set on purpose around the work."""
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -52,3 +53,39 @@ def exit_quietly(signum: int, frame: Any) -> None:
     (``SystemExit``); a second SIGINT must not cut that clean-up short."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise SystemExit(130)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a `kill`, a service manager) inside :func:`stopped_by_signals`: the work stops
+    cleanly as after a Ctrl-C, and the caller can tell the two apart (`arena run` exits 143)."""
+
+
+@contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """Ctrl-C and SIGTERM stop this process's work cleanly: in this block they raise
+    :class:`KeyboardInterrupt` (:class:`Terminated` for SIGTERM) in this process only.
+
+    Ctrl-C reaches the terminal's whole process group, local tournament workers included: a
+    worker forked inside the block exits quietly instead of printing a traceback (its ``with``
+    blocks stop its bots) and the coordinator's clean-up stops the rest.  SIGTERM is sent to
+    the coordinator alone; a forked worker that gets one dies of it, as it always did."""
+    coordinator = os.getpid()
+
+    def handle(signum: int, frame: object) -> None:
+        if os.getpid() != coordinator:  # a worker forked before it set exit_quietly itself
+            exit_quietly(signum, frame)
+        raise KeyboardInterrupt
+
+    def terminate(signum: int, frame: object) -> None:
+        if os.getpid() != coordinator:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        with sigint(handle):
+            yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -4,7 +4,8 @@ It owns playing, never deciding what to play (the tournament's formats) or keepi
 coordinator stores each game it is told of).  It imports the referee, the bots and the games,
 never the tournament, storage or the CLI.
 
-- :class:`Executor`: the interface every backend implements; :func:`executor_for` picks one;
+- :class:`Executor`: the interface every backend implements; :func:`executor_for` picks one,
+  and :func:`check_executor` refuses at once what it could not play with;
 - ``events``: what an executor reports (:class:`GameFinished`, :class:`MatchFinished`,
   :class:`MatchFailed`), typed, the same from every backend;
 - ``jobs``: a :class:`Task` (one match), jobs of one table, and playing a job with a
@@ -21,6 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 
 from arena.execution.events import Event, GameFinished, MatchFailed, MatchFinished
+from arena.sandbox import check_mode
 from arena.execution.jobs import PlayConfig, Task, iter_jobs, job_size, table_config
 
 
@@ -64,5 +66,17 @@ def executor_for(workers: int, cluster: str | None, play: PlayConfig) -> Executo
     return DaskExecutor(cluster, workers, play)
 
 
-__all__ = ["Event", "Executor", "GameFinished", "MatchFailed", "MatchFinished", "PlayConfig", "Task", "executor_for",
-           "iter_jobs", "job_size", "table_config"]
+def check_executor(cluster: str | None, sandbox_mode: str) -> None:
+    """Refuse now, before anything is started or stored, what :func:`executor_for` could not
+    play with: a ``cluster`` that names no scheduler, or a sandbox mode this machine can not give
+    the bots it would start (a remote cluster's workers have their own bubblewrap, or not)."""
+    if cluster is not None:
+        from arena.execution.dask import check_address  # (the dask module imports this one)
+
+        check_address(cluster)
+    if cluster in (None, "local"):
+        check_mode(sandbox_mode)
+
+
+__all__ = ["Event", "Executor", "GameFinished", "MatchFailed", "MatchFinished", "PlayConfig", "Task", "check_executor",
+           "executor_for", "iter_jobs", "job_size", "table_config"]

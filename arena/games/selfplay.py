@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games import GameConfig, SeededChance, get_game
+from arena.games import ConfigError, GameConfig, SeededChance, get_game
 from arena.games.base import Game, State
 from arena.games.match import Match
 from arena.games.record import make_record
-from arena.games.policy import Policy, make_policy
+from arena.games.policy import Policy, make_policy, policy_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +59,25 @@ def seat_bots(spec: SelfPlaySpec) -> list[str]:
     return [spec.bots[s % len(spec.bots)] for s in range(spec.players)]
 
 
+def check_spec(spec: SelfPlaySpec) -> Game:
+    """The spec's game, or a :class:`ConfigError` for what it cannot play: a game, table or
+    variant the rules do not have, a built-in bot the game does not have, or more bots than
+    seats (the extra ones would be dropped silently)."""
+    game = get_game(spec.game)
+    game.check_config(GameConfig(players=spec.players, variants=tuple(spec.variants), points=spec.points))
+    names = policy_names(game.name)
+    for name in spec.bots:
+        if name not in names:
+            raise ConfigError(f"no built-in bot {name!r} (bots: {', '.join(names)})")
+    if len(spec.bots) > spec.players:  # as the CLI's users name them: one --bot option each
+        raise ConfigError(f"{len(spec.bots)} --bot options for {spec.players} seats; give at most one per seat")
+    return game
+
+
 def iter_records(spec: SelfPlaySpec) -> Iterator[dict[str, Any]]:
     """Play the spec and yield one record per game."""
-    game: Game = get_game(spec.game)
+    game = check_spec(spec)
     base = GameConfig(players=spec.players, variants=tuple(spec.variants), points=spec.points)
-    game.check_config(base)
     names = seat_bots(spec)
     for m in range(spec.matches):
         match = Match(game, base)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, Self
 
@@ -74,6 +74,20 @@ class Store(ABC):
         """Close the store and delete it, for one created by mistake (the caller checks that it
         holds nothing: see :meth:`counts`)."""
 
+    @contextmanager
+    def removed_if_unused(self, new: bool) -> Iterator[None]:
+        """A block that fails before anything is stored removes the store again if it is
+        ``new`` (made by this command), so that a typo in a tournament file (say, a bot name not
+        registered) does not leave an empty database behind."""
+        try:
+            yield
+        except BaseException:
+            if new:
+                with suppress(Exception):  # never hide the error being reported
+                    if not any(self.counts().values()):
+                        self.remove()
+            raise
+
     @abstractmethod
     def counts(self) -> dict[str, int]:
         """How many of each kind of thing are stored: ``bots``, ``bot_versions``,
@@ -95,6 +109,14 @@ class Store(ABC):
     def being_played(self, tournament: str) -> bool:
         """Whether some process holds :meth:`running` for ``tournament`` now; takes nothing, so
         a read-only store may ask."""
+
+    def status(self, tournament: Tournament) -> str:
+        """How ``tournament`` stands: ``finished``; ``running`` only while a process plays it
+        (:meth:`being_played`); else ``interrupted``, as a run stopped by Ctrl-C or a kill leaves
+        it (running its file again resumes it)."""
+        if tournament.status != "running" or self.being_played(tournament.id):
+            return tournament.status
+        return "interrupted"
 
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[None]:

@@ -1,0 +1,120 @@
+"""``arena run``: a tournament with a live progress line, ending with its ratings.
+
+A run stopped by Ctrl-C or SIGTERM keeps every finished game, stops the bots and removes their
+folders (:func:`arena.core.signals.stopped_by_signals` and the executors see to that); what is
+left here is the terminal's part: one line saying what was kept and the very command that plays
+the rest, and status 130 (143 for SIGTERM).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from arena.cli.leaderboard import format_table
+from arena.cli.options import (
+    DEFAULT_DB,
+    FORMAT_HELP,
+    Db,
+    Json,
+    Quiet,
+    db_exists,
+    open_db,
+    output_format,
+    tournament_file,
+)
+from arena.cli.output import echo_text, note
+from arena.cli.progress import ProgressBar
+from arena.core.signals import Terminated, stopped_by_signals
+from arena.core.terminal import report_to_stderr
+from arena.errors import ArenaError, StorageError
+
+if TYPE_CHECKING:
+    from arena.tournament import TournamentOutcome
+
+
+def run(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Tournament file (TOML), e.g. tournaments/quickstart-reactor.toml.")],
+    db: Db = DEFAULT_DB,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Matches played in parallel.")] = 1,
+    fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP + " With csv, json or markdown only the ratings go to stdout.")] = None,
+    json_out: Json = False,
+    quiet: Quiet = False,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs the cluster extra: pip install -e '.[cluster]' in the arena project.")] = None,
+) -> None:
+    """Run a tournament; an interrupted run resumes where it stopped when run again.
+
+    Example: arena run tournaments/quickstart-reactor.toml --workers 2
+    """
+    from arena.execution import check_executor
+    from arena.tournament import Tournament
+
+    fmt = output_format(fmt, json_out)
+    spec = tournament_file(file)
+    check_executor(cluster, spec.sandbox.get("mode", "auto"))
+    _warnings_to_stderr(forked_workers=workers > 1 and cluster is None)
+    new = not db_exists(db)
+    with ProgressBar(enabled=not quiet) as bar, _stop_reported(bar, db, ctx.obj), stopped_by_signals(), \
+            open_db(db, create=True) as store, store.removed_if_unused(new):
+        outcome = Tournament(spec, store).run(workers=workers, on_progress=bar.update, cluster=cluster)
+    _show(outcome, db, fmt)
+
+
+def _show(outcome: TournamentOutcome, db: str, fmt: str) -> None:
+    """What the run played, and the ratings.  The table is for people, so the summary goes with
+    it; csv, json and markdown are data, and stdout then holds the ratings alone (the summary
+    and errors go to stderr)."""
+    typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
+               f"{outcome.skipped} already stored, in {db}", err=fmt != "table")
+    echo_text(format_table(outcome.leaderboard, fmt))
+    if outcome.errors:  # each was reported as it happened: the run ends with what to do about them
+        raise ArenaError(f"the run ended with {len(outcome.errors)} error{'s' if len(outcome.errors) > 1 else ''} "
+                         "(above); the games played are stored: run the same command again to play what failed")
+
+
+def _warnings_to_stderr(forked_workers: bool) -> None:
+    """The referee's warnings (faults, disqualifications) on stderr, one line each; with local
+    workers, multiprocessing-logging carries their records to this process's handler (set up
+    once, here, before the pool forks them)."""
+    report_to_stderr()
+    if forked_workers:
+        import multiprocessing_logging
+
+        multiprocessing_logging.install_mp_handler()
+
+
+@contextmanager
+def _stop_reported(bar: ProgressBar, db: str, argv: list[str] | None) -> Iterator[None]:
+    """A run stopped by Ctrl-C or SIGTERM says what it kept and how to play the rest, in one line
+    after the progress line, with status 130 or 143; a store that refused the run, or stopped
+    taking games, says so, and that the games before are kept if there were any."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        bar.close()
+        word, status = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
+        note(f"{word}: the games finished so far are stored in {db}; {_resume_hint(argv)}")
+        # SystemExit, not typer.Exit: Typer hands an Exit's status back to main() as it does
+        # the 130 of a Ctrl-C it caught, which main() would report a second time.
+        raise SystemExit(status) from None
+    except StorageError as exc:  # the store refused the tournament, or stopped taking games (a full disk)
+        bar.close()
+        seen = bar.progress
+        if seen is not None and (seen.games_done or seen.games_skipped):  # this run's, or an earlier one's
+            raise StorageError(f"{exc}. The games finished before are stored: fix this, then run the "
+                               "same command again to play the rest") from None
+        raise
+
+
+def _resume_hint(argv: list[str] | None) -> str:
+    """How to play the rest of an interrupted run: the very command, when main() ran it (with
+    the arguments it was given, handed down as the context's ``obj``)."""
+    if argv:
+        return f"to play the rest, run: {shlex.join(['arena', *argv])}"
+    return "run the same command again to play the rest"
