@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.sandbox import cgroups, seccomp
@@ -26,7 +27,7 @@ from arena.sandbox.config import (
     _first_time,
 )
 from arena.sandbox.process import BotProcess
-from arena.sandbox.uids import _lease_uid
+from arena.sandbox.uids import _UidLease, _lease_uid
 from arena.sandbox.workdirs import _remove_tree, _workdirs
 
 log = logging.getLogger("arena.sandbox")
@@ -255,6 +256,52 @@ def _bwrap_command(
     return [*cmd, "--"]
 
 
+@dataclass(slots=True)
+class _Taken:
+    """What starting a bot took for it (a uid, a working folder, cgroups, descriptors): handed to
+    its :class:`BotProcess` when it starts, given back when it does not."""
+
+    lease: _UidLease | None = None
+    workdir: Path | None = None
+    group: cgroups.BotGroup | None = None
+    fds: list[int] = field(default_factory=list)  # the child's copies are its own: ours close after Popen
+
+    def close_fds(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds.clear()
+
+    def release(self) -> None:
+        """Give everything back: the bot did not start."""
+        self.close_fds()
+        if self.workdir is not None:
+            _remove_tree(self.workdir)
+        if self.group is not None:
+            self.group.remove()
+        if self.lease is not None:
+            self.lease.release()
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchPlan:
+    """How one bot is started, layer by layer from the outside in: each part is a command that
+    sets one layer up and then runs the rest (``exec``), so the bot ends up as the one process
+    ``Popen`` started (or, under bwrap, its sandbox's)."""
+
+    join: tuple[str, ...]  # joins the bot's cgroups
+    sandbox: tuple[str, ...]  # bwrap and its arguments, up to ``--``; empty without it
+    limits: tuple[str, ...]  # rlimits, scheduling class, uid (inside the sandbox)
+    program: tuple[str, ...]  # the bot's own command line
+    cwd: str
+    env: dict[str, str]
+    pass_fds: tuple[int, ...]
+    sandboxed: bool  # under bwrap
+
+    def command(self) -> list[str]:
+        """The whole command line."""
+        return [*self.join, *self.sandbox, *self.limits, *self.program]
+
+
 def start_bot(
     argv: list[str],
     *,
@@ -271,6 +318,43 @@ def start_bot(
     /root is refused to other uids); they then get a PYTHONPATH with this environment's
     site-packages and the arena/protocol packages, unless ``env`` sets one.
     """
+    taken = _Taken()
+    try:
+        plan = plan_launch(argv, expose=expose, endpoint_dir=endpoint_dir, mode=mode, limits=limits,
+                           env=env, name=name, taken=taken)
+        popen = subprocess.Popen(
+            plan.command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=plan.cwd,
+            env=plan.env,
+            start_new_session=True,
+            pass_fds=plan.pass_fds,
+        )
+    except BaseException:
+        taken.release()
+        raise
+    finally:
+        taken.close_fds()  # e.g. the seccomp filter: bwrap has its own copy, read before the bot runs
+    assert taken.workdir is not None
+    return BotProcess(popen, lease=taken.lease, sandboxed=plan.sandboxed, workdir=taken.workdir, limits=limits,
+                      name=name, group=taken.group)
+
+
+def plan_launch(
+    argv: list[str],
+    *,
+    expose: list[Path],
+    endpoint_dir: Path,
+    mode: Mode,
+    limits: Resources,
+    env: dict[str, str] | None,
+    name: str,
+    taken: _Taken,
+) -> LaunchPlan:
+    """The plan that starts argv as :func:`start_bot` describes; what it takes for the bot (a
+    uid, a folder, cgroups, descriptors) goes into ``taken``, to be given back if it fails."""
     if not argv:
         raise SandboxError("empty bot command")
     use_bwrap = _choose_bwrap(mode)
@@ -301,79 +385,57 @@ def start_bot(
                 "files. Use bwrap, or put the interpreter and bots in world-readable directories",
             )
             run_as_root = False
-    lease = _lease_uid() if run_as_root else None
-    uid = lease.uid if lease else None
-    workdir: Path | None = None
-    group: cgroups.BotGroup | None = None
-    filter_fd: int | None = None
-    try:
-        workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
-        _workdirs[workdir] = os.getpid()
-        _own(workdir, uid)
-        # The folder stays the referee's, searchable but not writable by the bot: a bot that
-        # could write there (a real folder on the host's disk, outside its tmpfs) could fill
-        # the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out.
-        os.chmod(endpoint_dir, 0o711)
-        for entry in endpoint_dir.iterdir():
-            if entry.is_socket():
-                _own(entry, uid, mode=0o600)
+    taken.lease = _lease_uid() if run_as_root else None
+    uid = taken.lease.uid if taken.lease else None
 
-        bot_env = {
-            "PATH": SAFE_PATH,
-            "HOME": str(workdir),
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-        }
-        if python_path:
-            bot_env["PYTHONPATH"] = python_path
-        bot_env |= env or {}
+    workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
+    taken.workdir = workdir
+    _workdirs[workdir] = os.getpid()
+    _own(workdir, uid)
+    # The folder stays the referee's, searchable but not writable by the bot: a bot that
+    # could write there (a real folder on the host's disk, outside its tmpfs) could fill
+    # the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out.
+    os.chmod(endpoint_dir, 0o711)
+    for entry in endpoint_dir.iterdir():
+        if entry.is_socket():
+            _own(entry, uid, mode=0o600)
 
-        join: list[str] = []
-        if os.geteuid() == 0:  # with or without a uid of its own: cgroups are made only as root
-            group = _bot_group(uid, limits)
-            if group is not None:
-                join = group.join_command()
+    bot_env = {
+        "PATH": SAFE_PATH,
+        "HOME": str(workdir),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if python_path:
+        bot_env["PYTHONPATH"] = python_path
+    bot_env |= env or {}
 
-        inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
-        if use_bwrap:
-            filter_fd = _seccomp_fd()
-            ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
-            ro += [Path(os.path.realpath(executable))]
-            prefix = _bwrap_command(
-                ro=[p for p in ro if p.exists()] + [endpoint_dir],
-                workdir=workdir,
-                env=bot_env,
-                limits=limits,
-                seccomp_fd=filter_fd,
-            )
-            cwd = "/"
-        else:
-            prefix, cwd = [], str(workdir)
-        popen = subprocess.Popen(
-            [*join, *prefix, *inner, str(executable), *argv[1:]],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=bot_env,
-            start_new_session=True,
-            pass_fds=() if filter_fd is None else (filter_fd,),
-        )
-    except BaseException:
-        if workdir is not None:
-            _remove_tree(workdir)
-        if group is not None:
-            group.remove()
-        if lease is not None:
-            lease.release()
-        raise
-    finally:
-        if filter_fd is not None:
-            os.close(filter_fd)  # bwrap has its own copy, read before the bot runs
-    return BotProcess(
-        popen, lease=lease, sandboxed=use_bwrap, workdir=workdir, limits=limits, name=name, group=group
+    join: list[str] = []
+    if os.geteuid() == 0:  # with or without a uid of its own: cgroups are made only as root
+        taken.group = _bot_group(uid, limits)
+        if taken.group is not None:
+            join = taken.group.join_command()
+
+    inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
+    program = (str(executable), *argv[1:])
+    if not use_bwrap:
+        return LaunchPlan(join=tuple(join), sandbox=(), limits=tuple(inner), program=program, cwd=str(workdir),
+                          env=bot_env, pass_fds=(), sandboxed=False)
+    filter_fd = _seccomp_fd()
+    if filter_fd is not None:
+        taken.fds.append(filter_fd)
+    ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
+    ro += [Path(os.path.realpath(executable))]
+    prefix = _bwrap_command(
+        ro=[p for p in ro if p.exists()] + [endpoint_dir],
+        workdir=workdir,
+        env=bot_env,
+        limits=limits,
+        seccomp_fd=filter_fd,
     )
+    return LaunchPlan(join=tuple(join), sandbox=tuple(prefix), limits=tuple(inner), program=program, cwd="/",
+                      env=bot_env, pass_fds=tuple(taken.fds), sandboxed=True)
 
 
 def _seccomp_fd() -> int | None:
