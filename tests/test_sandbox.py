@@ -9,7 +9,6 @@ Every test checks that after stop() no process of the bot is left.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -621,13 +620,23 @@ def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: P
     finally:
         other.kill()
         other.wait()
-    # Released on stop, and on the other process's death: each lock can be taken again.
+    # Released on stop, and on the other process's death: neither holds a lock any more (tests
+    # running in parallel may lease the same uids again at once, so ask the kernel who holds them).
     for uid in uids | {held_elsewhere}:
-        fd = os.open(sandbox_uids.UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        finally:
-            os.close(fd)
+        holders = lock_holders(sandbox_uids.UID_LOCK_DIR / f"{uid}.lock")
+        assert not holders & {os.getpid(), other.pid}, (uid, holders)
+
+
+def lock_holders(path: Path) -> set[int]:
+    """The pids holding a lock on path, from /proc/locks (the inode is its third field)."""
+    inode = os.stat(path).st_ino
+    holders = set()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        fields = fields[2:] if fields[1] == "->" else fields[1:]  # "->": a waiter's line
+        if int(fields[4].rsplit(":", 1)[1]) == inode:
+            holders.add(int(fields[3]))
+    return holders
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="bot uids are leased only as root")
