@@ -47,13 +47,14 @@ def start(
     limits: Resources = Resources(),
     env: dict[str, str] | None = None,
     python: str | None = None,
+    expose: list[Path] = [],
 ) -> BotProcess:
     """Start one test bot; bwrap runs the venv interpreter, the fallback the system one."""
     python = python or (PYTHON if mode == "strict" else SYSTEM_PYTHON)
     path = BOTS / script
     return start_bot(
         [python, str(path), *args],
-        expose=[path],
+        expose=[path, *expose],
         endpoint_dir=endpoint_dir,
         mode=mode,  # type: ignore[arg-type]
         limits=limits,

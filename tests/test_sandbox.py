@@ -427,6 +427,9 @@ def test_cwd_is_private_and_writable(mode: str, endpoint_dir: Path) -> None:
         assert report["uid"] == report["cwd_uid"] == bot.uid
     if mode == "strict":
         assert report["visible_pids"] <= 3  # its own pid namespace: bwrap's init and itself
+        # No /proc (global counters, the host's mounts), and no pseudo-terminals or /dev/shm.
+        assert report["proc"] is False
+        assert report["dev"] == ["full", "null", "random", "urandom", "zero"]
     # The socket's folder is on the host's disk: the bot reaches its socket there, but can not
     # write files (that would be a way past its tmpfs limits, to fill the disk).
     assert (endpoint_dir.stat().st_uid, endpoint_dir.stat().st_mode & 0o777) == (os.geteuid(), 0o711)

@@ -62,6 +62,9 @@ _ETC_FILES = (
 )
 
 
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
 def _bwrap_namespaces() -> list[str]:
     return _NAMESPACES_ROOT if os.geteuid() == 0 else ["--unshare-all"]
 
@@ -117,6 +120,23 @@ def _python_path() -> str:
     entries = [p for p in site.getsitepackages() if os.path.isdir(p)]
     entries += [str(d.parent) for d in _package_dirs()]
     return os.pathsep.join(dict.fromkeys(entries))
+
+
+def _refuse_named_pipes(paths: list[Path]) -> None:
+    """Refuse a FIFO in what a bot may read: any number of processes may open one, on a
+    read-only mount too, so one shipped in a bot's folder (say, its ``node_modules``) would let
+    every copy of that bot talk to every other.  (The system's own folders are not searched:
+    they are the machine's, not a bot author's.)"""
+    for top in paths:
+        found = [top] if stat.S_ISFIFO(os.lstat(top).st_mode) else []
+        if not found and top.is_dir() and not top.is_symlink():
+            for folder, _dirs, files in os.walk(top):
+                found += [Path(folder, f) for f in files if stat.S_ISFIFO(os.lstat(Path(folder, f)).st_mode)]
+                if found:
+                    break
+        if found:
+            raise SandboxError(f"{found[0]} is a named pipe (FIFO): bots that may read it could talk to each "
+                               "other through it; remove it, or do not expose it to bots")
 
 
 def _resolve_executable(program: str) -> Path:
@@ -226,15 +246,20 @@ def _bwrap_command(
         if parent != "/etc" and os.path.exists(f):
             cmd += ["--perms", "0755", "--dir", parent]  # bwrap would make it 0700
         cmd += ["--ro-bind-try", f, f]
-    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    # No /proc: its global files (free memory, load, every file lock on the machine, ...) are
+    # channels between bots, and its mount table names the host's paths.  A /dev of a few
+    # devices: no pseudo-terminals (their number is shared by every sandbox) and no /dev/shm.
+    cmd += ["--perms", "0755", "--dir", "/dev"]
+    for device in _DEVICES:
+        cmd += ["--dev-bind", device, device]
     # The bot's only writable space: /tmp and its working directory, each a tmpfs of tmp_mb, so
     # that no number of files can fill the host's disk.  What it sees of the host is read-only,
     # its socket's folder included (a socket needs no writable mount).
     cmd += ["--perms", "01777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp"]
     # Trees that hold the host's directories (parents inside them exist), and empty
     # directories made so far (their children do not).
-    host_trees = [Path(d) for d in ("/usr", "/proc", "/dev", *_SYSTEM_TOP)]
-    made = {Path("/"), Path("/tmp"), Path("/etc")}
+    host_trees = [Path(d) for d in ("/usr", *_SYSTEM_TOP)]
+    made = {Path("/"), Path("/tmp"), Path("/etc"), Path("/dev")}
     # Parents first, so a child bind lands on top of its parent's.
     for path in sorted(set(ro), key=lambda p: (len(p.parts), str(p))):
         for parent in reversed(path.parents):
@@ -363,6 +388,8 @@ def plan_launch(
     for p in expose:
         if not p.exists():
             raise SandboxError(f"exposed path does not exist: {p}")
+    if use_bwrap:
+        _refuse_named_pipes(expose)
     endpoint_dir = Path(os.path.abspath(endpoint_dir))
     endpoint_dir.mkdir(parents=True, exist_ok=True)
 
