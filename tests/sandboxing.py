@@ -16,19 +16,14 @@ from arena.sandbox import BotProcess, Resources, cgroups, launch, procs, sandbox
 BOTS = Path(__file__).parent / "bots"
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = os.path.realpath(sys.executable)
-SYSTEM_PYTHON = "/usr/bin/python3"
 
 HAS_BWRAP = sandbox_available()
-# The fallback gets a uid of its own only as root, with an interpreter and bots other uids reach.
-FALLBACK_UID = (
-    os.geteuid() == 0
-    and os.path.exists(SYSTEM_PYTHON)
-    and launch._other_can_reach(Path(SYSTEM_PYTHON))
-    and launch._other_can_reach(BOTS)
-)
+# Without bwrap a root referee gives each bot a uid of its own in a mount namespace of its own
+# (arena.sandbox.mountns), where even the venv's interpreter under /root is reachable.
+FALLBACK_UID = os.geteuid() == 0 and launch._mounts_work("namespace")
 needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) is not usable here")
 needs_fallback_uid = pytest.mark.skipif(
-    not FALLBACK_UID, reason="needs root and a Python interpreter other uids can run"
+    not FALLBACK_UID, reason="needs root and the right to make namespaces"
 )
 needs_cgroups = pytest.mark.skipif(
     cgroups.available() is not None, reason=f"no cgroups for bots here: {cgroups.available()}"
@@ -49,8 +44,8 @@ def start(
     python: str | None = None,
     expose: list[Path] = [],
 ) -> BotProcess:
-    """Start one test bot; bwrap runs the venv interpreter, the fallback the system one."""
-    python = python or (PYTHON if mode == "strict" else SYSTEM_PYTHON)
+    """Start one test bot with the venv's interpreter (or ``python``)."""
+    python = python or PYTHON
     path = BOTS / script
     return start_bot(
         [python, str(path), *args],

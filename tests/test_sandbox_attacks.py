@@ -12,14 +12,26 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import shlex
 import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+from arena import sandbox
+from arena.sandbox import procs
+from arena.sandbox import uids as sandbox_uids
+from arena.referee.workroot import owner_pid, remove_stale_workroots
 from arena.sandbox import SandboxError
-from sandboxing import needs_bwrap, start, stop_and_check, wait_for
+from common import MODE, PY, RANDOM, ROOT, bot_processes
+from sandboxing import BOTH_MODES, BOTS, needs_bwrap, start, stop_and_check, wait_for
 
 
 def free_port() -> int:
@@ -78,3 +90,165 @@ def test_a_named_pipe_in_an_exposed_folder_is_refused(tmp_path: Path) -> None:
         start(tmp_path / "e", "strict", "sandbox_sleeper.py", expose=[tmp_path / "node_modules"])
     os.unlink(folder / "pipe")
     stop_and_check(start(tmp_path / "e", "strict", "sandbox_sleeper.py", expose=[tmp_path / "node_modules"]))
+
+
+# --- bots die with their referee, even under kill -9 at any moment ----------------------------
+
+# Says each bot uid as soon as it is leased (before the bot starts), so that the test can hold the
+# uids of a killed referee's bots: on a busy machine every other referee's session sweeps the
+# processes of uids nobody leases, and would hide a bot that outlived its own referee.
+SAY_UIDS = textwrap.dedent(
+    """
+    import sys
+    from arena.sandbox import launch
+    lease_uid = launch._lease_uid
+    def _say(lease_uid=lease_uid):
+        lease = lease_uid()
+        print("uid", lease.uid, file=sys.stderr, flush=True)
+        return lease
+    launch._lease_uid = _say
+    """
+)
+REFEREE = SAY_UIDS + textwrap.dedent(
+    """
+    import time
+    from pathlib import Path
+    from arena.sandbox import start_bot
+    python, script, folder, mode, tag = sys.argv[1:6]
+    for i in range(4):
+        start_bot([python, script, tag], expose=[Path(script)], endpoint_dir=Path(folder) / str(i), mode=mode,
+                  name=f"kill{i}")
+    time.sleep(60)
+    """
+)
+ARENA = SAY_UIDS + "from arena.cli import app\nsys.argv[0] = 'arena'\napp()\n"
+
+
+def kill_as_bots_start(command: list[str], tag: str, delay: float) -> int:
+    """Start a referee, kill it with SIGKILL ``delay`` seconds after the first process of its
+    bots appears (bwrap, a guard: their command lines carry ``tag``), and return its pid once
+    nothing of its bots is left; fail if something is 5 s later."""
+    referee = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    held = []
+
+    def of_bots() -> list[str]:  # (the referee's own command line carries the tag too)
+        return [line for line in bot_processes(tag) if not line.startswith(f"{referee.pid}:")]
+
+    try:
+        deadline = time.monotonic() + 30
+        while not of_bots() and referee.poll() is None:
+            assert time.monotonic() < deadline, "the referee started no bot"
+            time.sleep(0.002)
+        time.sleep(delay)
+    finally:
+        referee.kill()
+        referee.wait()
+        assert referee.stderr is not None
+        uids = [int(line.split()[1]) for line in referee.stderr.read().decode().splitlines() if line.startswith("uid ")]
+        referee.stderr.close()
+        if os.geteuid() == 0:
+            directory = sandbox_uids._lock_dir()
+            held = [lease for uid in uids if (lease := sandbox_uids._try_lease(directory, uid)) is not None]
+    try:
+        deadline = time.monotonic() + 5
+        while left := of_bots() + [f"uid {lease.uid}" for lease in held if procs._live_pids_of_uid(lease.uid)]:
+            assert time.monotonic() < deadline, f"outlived the referee killed after {delay:.3f} s: {left}"
+            time.sleep(0.02)
+    finally:
+        for lease in held:
+            lease.release()
+    return referee.pid
+
+
+def assert_nothing_left_of(pid: int) -> None:
+    """The sweeps a referee session starts with leave nothing of the dead referee ``pid``: no
+    bot working folder, no socket folder (tests running in parallel may have swept first)."""
+    remove_stale_workroots()
+    sandbox.remove_stale_workdirs()
+    temp = Path(tempfile.gettempdir())
+    assert not list(temp.glob(f"arena-*-w{pid}-*"))
+    assert not [p for p in temp.glob("arena-ref-*") if owner_pid(p) == pid]
+
+
+def kill_loop(mode: str, tmp_path: Path, rounds: int) -> None:
+    rng = random.Random(f"kill:{mode}:{rounds}")
+    for n in range(rounds):
+        tag = f"tag-{uuid.uuid4().hex}"
+        pid = kill_as_bots_start([sys.executable, "-c", REFEREE, PY, str(BOTS / "sandbox_silent.py"),
+                                  str(tmp_path / f"r{n}"), mode, tag], tag, rng.uniform(0, 0.25))
+        assert_nothing_left_of(pid)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_bots_die_with_a_referee_killed_as_they_start(mode: str, tmp_path: Path) -> None:
+    """A referee killed with kill -9 at random moments while it starts four bots (silent ones:
+    a bot that prints dies of SIGPIPE anyway): nothing of them survives it (bwrap and bots lived
+    on for up to 60 s in 10 of 15 tries before), and the next session's sweep leaves no folder
+    of theirs."""
+    kill_loop(mode, tmp_path, rounds=6)
+
+
+@pytest.mark.perf  # a long loop: many kills at many moments
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_bots_die_with_a_referee_killed_as_they_start_many_times(mode: str, tmp_path: Path) -> None:
+    kill_loop(mode, tmp_path, rounds=60)
+
+
+def kill_real_runs(tmp_path: Path, rounds: int) -> None:
+    rng = random.Random(f"play:{rounds}")
+    for n in range(rounds):
+        tag = f"tag-{uuid.uuid4().hex}"
+        bot = shlex.join([PY, str(BOTS / "sandbox_silent.py"), tag])
+        command = [sys.executable, "-c", ARENA, "play", "reactor", bot, bot, bot, "--sandbox", MODE]
+        pid = kill_as_bots_start(command, tag, rng.uniform(0, 0.3))
+        assert_nothing_left_of(pid)
+
+
+def test_bots_die_with_a_real_run_killed_as_they_start(tmp_path: Path) -> None:
+    """The same for ``arena play``, the harness's own referee."""
+    kill_real_runs(tmp_path, rounds=3)
+
+
+@pytest.mark.perf
+def test_bots_die_with_a_real_run_killed_as_they_start_many_times(tmp_path: Path) -> None:
+    kill_real_runs(tmp_path, rounds=30)
+
+
+def test_a_folder_is_stale_once_its_maker_is_gone_even_if_its_pid_lives_again() -> None:
+    """Pids wrap around (32768 here): a live process with the dead maker's pid that started after
+    the folder was made is not its maker."""
+    me = procs.started_at(os.getpid())
+    assert me is not None and abs(me - time.time()) < 24 * 3600
+    assert procs.alive_since(os.getpid(), time.time())  # made by this process, now
+    assert not procs.alive_since(os.getpid(), me - 60)  # made a minute before this process began
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    assert not procs.alive_since(int(dead.stdout), time.time())
+
+
+def test_socket_folders_without_an_owner_are_swept_once_old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A referee killed between making its socket folder and writing its pid there left a folder
+    no sweep judged, for ever; now one of this user's with no owner, or an empty or garbled
+    one, goes once it is 10 minutes old.  A young one, and another user's, stay."""
+    import arena.referee.workroot as workroot
+
+    monkeypatch.setattr(workroot, "socket_parent", lambda: str(tmp_path))
+    old = time.time() - workroot.UNOWNED_AFTER_S - 60
+    folders = {name: tmp_path / f"{workroot.WORKROOT_PREFIX}{name}" for name in
+               ("none", "empty", "garbled", "young", "theirs", "reused")}
+    for folder in folders.values():
+        folder.mkdir()
+    (folders["empty"] / workroot.OWNER_FILE).write_text("")
+    (folders["garbled"] / workroot.OWNER_FILE).write_text("12ab")
+    (folders["young"] / workroot.OWNER_FILE).write_text("")
+    for name in ("none", "empty", "garbled", "theirs"):
+        os.utime(folders[name], (old, old))
+    if os.geteuid() == 0:
+        os.chown(folders["theirs"], 65534, 65534)
+    # The owner file names this process, as if written an hour before it began (a reused pid).
+    (folders["reused"] / workroot.OWNER_FILE).write_text(str(os.getppid()))
+    monkeypatch.setattr(workroot, "alive_since", lambda pid, made: False)
+    workroot.remove_stale_workroots()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{workroot.WORKROOT_PREFIX}{name}" for name in ("young", *(("theirs",) if os.geteuid() == 0 else ())))

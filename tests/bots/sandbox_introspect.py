@@ -38,6 +38,22 @@ def visible_pids() -> int:
     return seen
 
 
+def listing(folder: str) -> list[str] | str:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def readable(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+        return "read"
+    except OSError as exc:
+        return type(exc).__name__
+
+
 report = {
     "socket_dir_writable": socket_dir_writable,
     "env": dict(os.environ),
@@ -49,5 +65,8 @@ report = {
     "visible_pids": visible_pids(),
     "proc": os.path.exists("/proc/self"),
     "dev": sorted(os.listdir("/dev")),
+    "tmp": listing("/tmp"),
+    "root": listing("/root"),
+    "shadow": readable("/etc/shadow"),
 }
 print(json.dumps(report), file=sys.stderr, flush=True)
