@@ -29,7 +29,7 @@ from arena import sandbox
 from arena.sandbox import procs
 from arena.sandbox import uids as sandbox_uids
 from arena.referee.workroot import owner_pid, remove_stale_workroots
-from arena.sandbox import SandboxError
+from arena.sandbox import Resources, SandboxError
 from common import MODE, PY, RANDOM, ROOT, bot_processes
 from sandboxing import BOTH_MODES, BOTS, needs_bwrap, start, stop_and_check, wait_for
 
@@ -252,3 +252,59 @@ def test_socket_folders_without_an_owner_are_swept_once_old(tmp_path: Path, monk
     workroot.remove_stale_workroots()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         f"{workroot.WORKROOT_PREFIX}{name}" for name in ("young", *(("theirs",) if os.geteuid() == 0 else ())))
+
+
+# --- smaller holes ----------------------------------------------------------------------------
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only a root referee bounds a tmpfs's files")
+
+
+@needs_root
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_empty_files_stop_at_the_tmpfs_file_bound(mode: str, tmp_path: Path) -> None:
+    """/tmp and the working folder each take at most ``tmp_files`` files: ENOSPC after that."""
+    bot = start(tmp_path / "e", mode, "sandbox_inodes.py", limits=Resources(tmp_files=2000))
+    try:
+        err = wait_for(bot, "done", timeout=60)
+        for where in (".", "/tmp"):
+            line = next(x for x in err.splitlines() if x.startswith(f"{where}: "))
+            made = int(line.split("made=")[1])
+            assert "errno=28" in line and 1500 < made <= 2000, err  # ENOSPC; a few inodes are the tmpfs's own
+    finally:
+        stop_and_check(bot)
+
+
+@needs_bwrap
+def test_no_host_path_under_proc(tmp_path: Path) -> None:
+    """/proc/self/mountinfo and /proc/1/cmdline (bwrap's command line) named the host's paths of
+    the interpreter, the venv, the bot and the registry cache beside the database: the bot has no
+    /proc (and listmount/statmount are refused: test_sandbox.py)."""
+    paths = ["/proc/self/mountinfo", "/proc/1/cmdline", "/proc/self/cmdline", "/proc/self/environ", "/proc/mounts"]
+    bot = start(tmp_path / "e", "strict", "sandbox_readfile.py", *paths)
+    try:
+        report = json.loads(wait_for(bot, "}\n").strip().splitlines()[-1])
+        assert {path: report[path] for path in paths} == dict.fromkeys(paths, "FileNotFoundError")
+    finally:
+        stop_and_check(bot)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+@pytest.mark.parametrize("mode", BOTH_MODES)
+def test_a_bot_cannot_move_to_another_cpu(mode: str, tmp_path: Path) -> None:
+    """A referee kept to one CPU (as a worker keeps its table): its bot may not leave it.  Under
+    bwrap the seccomp filter refuses (EPERM); without, its cpuset refuses another CPU (EINVAL)
+    and keeps a wider mask to its own CPU."""
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})  # the bot starts from this thread
+    try:
+        bot = start(tmp_path / "e", mode, "sandbox_affinity.py")
+    finally:
+        os.sched_setaffinity(0, before)
+    try:
+        report = json.loads(wait_for(bot, "}\n").strip().splitlines()[-1])
+        assert all(mask == [cpu] for _outcome, mask in report.values()), report
+        refused = {"strict": {"EPERM"}, "none": {"EINVAL", "ok"}}[mode]  # ok: and kept to its CPU
+        assert {outcome for name, (outcome, _mask) in report.items() if name != str(cpu)} <= refused, report
+    finally:
+        stop_and_check(bot)

@@ -8,7 +8,8 @@ passes its memory, the kernel kills one of the bot's own processes (recorded as 
 A bot's processes also share one ``cpu`` group where that hierarchy is writable: the
 scheduler then weighs the bot as one, so a bot that forks 24 spinning processes gets one
 bot's share of the CPU, not 24 times that of the bot it plays against (whose clock runs on
-the wall).
+the wall).  And a ``cpuset`` group keeps it to the CPUs of the referee that started it (a worker
+keeps its table on one CPU: a bot must not move itself onto another worker's).
 
 Uses the cgroup v1 ``memory`` and ``pids`` hierarchies under ``/sys/fs/cgroup`` when they are
 writable (a referee running as root, as bots with uids of their own need).  A bot's group is
@@ -93,9 +94,10 @@ def available() -> str | None:
     return None
 
 
-def make(uid: int, memory_bytes: int, processes: int) -> BotGroup:
+def make(uid: int, memory_bytes: int, processes: int, cpus: set[int] | None = None) -> BotGroup:
     """The groups of the bot running as ``uid``, with its limits set (made, or taken over from a
-    referee that died).  Raises OSError if the kernel refuses."""
+    referee that died), kept to ``cpus`` where given and the ``cpuset`` hierarchy is writable.
+    Raises OSError if the kernel refuses."""
     name = f"arena-bot-{uid}"
     paths: list[Path] = []
     for controller in CONTROLLERS:
@@ -114,13 +116,22 @@ def make(uid: int, memory_bytes: int, processes: int) -> BotGroup:
         path.mkdir(exist_ok=True)
         paths.append(path)
         (path / "cpu.shares").write_text(str(CPU_SHARES))
+    cpuset = ROOT / "cpuset"
+    if cpus and (cpuset / "cpuset.cpus").is_file() and os.access(cpuset, os.W_OK):
+        # A worker keeps its table on one CPU; a bot that asks for another gets EINVAL (under
+        # bwrap the seccomp filter refuses it first).  Memory nodes: all of them, as the parent's.
+        path = cpuset / name
+        path.mkdir(exist_ok=True)
+        paths.append(path)
+        (path / "cpuset.mems").write_text((cpuset / "cpuset.mems").read_text().strip())
+        (path / "cpuset.cpus").write_text(",".join(map(str, sorted(cpus))))
     return BotGroup(tuple(paths))
 
 
 def bot_groups() -> dict[int, BotGroup]:
     """Every bot's groups on this machine, by the uid they are named after."""
     found: dict[int, list[Path]] = {}
-    for controller in (*CONTROLLERS, "cpu"):
+    for controller in (*CONTROLLERS, "cpu", "cpuset"):
         try:
             entries = sorted((ROOT / controller).glob("arena-bot-*"))
         except OSError:

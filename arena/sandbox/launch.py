@@ -593,7 +593,8 @@ def _bot_group(uid: int | None, limits: Resources) -> cgroups.BotGroup | None:
     why = cgroups.available()
     if why is None and uid is not None:
         try:
-            return cgroups.make(uid, limits.memory_mb * _MB, limits.processes)
+            # The CPUs of the thread that starts it: a worker's one CPU, when it keeps to one.
+            return cgroups.make(uid, limits.memory_mb * _MB, limits.processes, cpus=os.sched_getaffinity(0))
         except OSError as exc:
             why = f"the kernel refused a cgroup ({exc})"
     if _first_time("cgroups"):  # once per process, in the log: the sandbox itself still holds
