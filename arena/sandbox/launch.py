@@ -1,4 +1,5 @@
-"""Starting a bot: the command line of its sandbox (bubblewrap, a uid of its own, rlimits, cgroups, seccomp)."""
+"""Starting a bot: the plan of its sandbox's command line (bubblewrap, a uid of its own, rlimits,
+cgroups, seccomp, its mounts, its guard), then one ``Popen``."""
 
 from __future__ import annotations
 
