@@ -650,3 +650,30 @@ def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
             proc.kill()
             proc.wait()
         lease.release()
+
+
+def test_the_private_mounts_of_a_bot_without_bwrap(tmp_path: Path) -> None:
+    """What mountns.plan mounts: a tmpfs on each temporary folder and on the topmost folder the
+    bot's uid cannot enter (none of its own inside a temporary folder: that one covers it), each
+    path the bot needs bound back from the host (once, with the folder it lies in), its working
+    folder last, and a move into it."""
+    from arena.sandbox import mountns
+
+    interpreter, test_file = "/opt/closed-test/py", str(tmp_path / "closed" / "bot.py")
+    socket_dir = "/tmp/arena-ref-x/s0-y"
+    blocked = {interpreter: "/opt/closed-test", interpreter + "/lib": "/opt/closed-test",
+               test_file: str(tmp_path / "closed")}
+    ops = mountns.plan([interpreter, interpreter + "/lib", socket_dir, test_file], home="/tmp/arena-bot-w1-z",
+                       tmp_options="size=1", home_options="size=2", blocked=blocked.get)
+    temp = [d for d in mountns.TEMP_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    assert "/tmp" in temp
+    covers = sorted([["tmpfs", d, "size=1"] for d in temp] + [["tmpfs", "/opt/closed-test", "mode=0755,size=1m,nr_inodes=1024"]],
+                    key=lambda op: op[1])
+    assert [op for op in ops if op[0] == "tmpfs"] == [*covers, ["tmpfs", "/tmp/arena-bot-w1-z", "size=2"]]
+    binds = [op[1] for op in ops if op[0] == "bind"]
+    assert sorted(binds) == sorted([interpreter, socket_dir, test_file])
+    for source in binds:  # each bound after the tmpfs that covers it
+        cover = next(i for i, op in enumerate(ops) if op[0] == "tmpfs" and source.startswith(op[1] + "/"))
+        assert cover < ops.index(["bind", source, source])
+    assert ops[-3:] == [["dir", "/tmp/arena-bot-w1-z"], ["tmpfs", "/tmp/arena-bot-w1-z", "size=2"],
+                        ["chdir", "/tmp/arena-bot-w1-z"]]

@@ -474,7 +474,7 @@ def plan_launch(
         mounts: list[str] = []
         if private_mounts:
             assert uid is not None
-            needed = [_interpreter_tree(executable), *map(str, expose), endpoint_dir.as_posix()]
+            needed = [str(executable), _interpreter_tree(executable), *map(str, expose), endpoint_dir.as_posix()]
             needed += [p for p in (python_path or "").split(os.pathsep) if p and os.path.exists(p)]
             ops = mountns.plan(needed, home=str(workdir), tmp_options=_tmpfs_options(limits, 0o1777),
                                home_options=_tmpfs_options(limits, 0o700, uid), blocked=_first_blocked)
@@ -511,9 +511,10 @@ def plan_launch(
                       stdin=read_end, pass_fds=() if filter_fd is None else (filter_fd,), sandboxed=True)
 
 
-# Mounts each tmpfs given (options, then folder) in the mount namespace that unshare made, then
-# runs the command after "--".
-_TMPFS = 'while [ "$1" != -- ]; do mount -n -c -t tmpfs -o "$1" arena "$2" || exit 126; shift 2; done; shift; exec "$@"'
+# $1: mount(8).  Mounts each tmpfs given (options, then folder) in the mount namespace that
+# unshare made, then runs the command after "--".
+_TMPFS = ('mount=$1; shift; while [ "$1" != -- ]; do "$mount" -n -c -t tmpfs -o "$1" arena "$2" || exit 126; '
+          'shift 2; done; shift; exec "$@"')
 
 
 def _tmpfs_command(mounts: list[tuple[str, Path]]) -> list[str]:
@@ -524,7 +525,8 @@ def _tmpfs_command(mounts: list[tuple[str, Path]]) -> list[str]:
     unshare, mount = (shutil.which(tool, path=SAFE_PATH + ":/usr/sbin:/sbin") for tool in ("unshare", "mount"))
     assert unshare is not None and mount is not None  # (_mounts_work found them)
     pairs = [arg for options, folder in mounts for arg in (options, str(folder))]
-    return [unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _TMPFS, "arena-tmpfs", *pairs, "--"]
+    return [unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _TMPFS, "arena-tmpfs", mount, *pairs,
+            "--"]
 
 
 def _tmpfs_options(limits: Resources, mode: int, uid: int | None = None) -> str:
