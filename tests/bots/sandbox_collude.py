@@ -5,7 +5,8 @@ sender for SECONDS and reports one JSON line on stderr: ``{channel: outcome}``, 
 is ``"observed"`` (the sender got through), ``"silent"`` or ``"refused (ERRNO)"``.
 ``send SHARED SECONDS PORT`` opens every channel it can, holds it, and keeps poking it (reading
 the shared file, broadcasting a signal) for SECONDS; it says ``sending`` and what it was refused.
-SHARED is a file both bots can read, as every sandbox reads /usr/bin/python3.
+SHARED is a file both bots can read, as every sandbox reads /usr/bin/python3 (the futex probe
+uses it rather than the interpreter, which bots of other tests map as well).
 
 (Two copies of one bot sharing their hands through ``flock`` on a shared read-only file got 16
 bits a turn across before issue 15.)  Run only where bots have uids of their own or a pid
@@ -112,7 +113,7 @@ def send() -> None:
     attempt("vsock", lambda: listen(socket.AF_VSOCK, (socket.VMADDR_CID_ANY, PORT)))
     # Key 3 of KEY_SPEC_USER_KEYRING (-4): found by a request_key of the same description.
     attempt("keyring", lambda: c_call(libc.syscall(248, b"user", NAME.encode(), b"x", 1, -4)))
-    futex = map_shared(PYTHON)
+    futex = map_shared(SHARED)
     print("sending", json.dumps(refused), file=sys.stderr, flush=True)
     # Kept open: closing any descriptor of a file drops the process's POSIX locks on it.
     readers = [os.open(path, os.O_RDONLY) for path in (SHARED, PYTHON)]
@@ -231,7 +232,7 @@ def receive() -> None:
         finally:
             os.close(fd)
 
-    futex = map_shared(PYTHON)
+    futex = map_shared(SHARED)
 
     def shared_futex():
         word = ctypes.c_uint32.from_address(futex).value
