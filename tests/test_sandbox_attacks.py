@@ -326,3 +326,33 @@ def test_a_bot_cannot_move_to_another_cpu(mode: str, tmp_path: Path) -> None:
         assert {outcome for name, (outcome, _mask) in report.items() if name != str(cpu)} <= refused, report
     finally:
         stop_and_check(bot)
+
+
+def test_a_tournament_with_sandbox_attackers_loses_no_game(tmp_path: Path) -> None:
+    """Two copies of a bot that attacks its sandbox at every start, and two victims, with two
+    workers: every game is played and stored without a fault, and when the run ends nothing of
+    the bots is left, neither a process (the attackers' daemons) nor a folder."""
+    attacker = BOTS / "zoo_sandbox_attacker.py"
+    bots = "".join(f'[[bots]]\nname = "{name}"\npath = "{path}"\n'
+                   for name, path in (("a1", attacker), ("a2", attacker), ("v1", RANDOM), ("v2", RANDOM)))
+    spec = tmp_path / "attack.toml"
+    spec.write_text(f'name = "attack"\ngame = "reactor"\nseats = 3\ngames = 1\nseed = 15\n[sandbox]\nmode = "{MODE}"\n'
+                    + bots)
+    temp = tmp_path / "tmp"  # the run's own temporary folder: what is left in it is the run's
+    temp.mkdir()
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(tmp_path / "a.db"),
+                           "--workers", "2", "--quiet", "--json"],
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)},
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    from arena.storage import Store
+
+    with Store(str(tmp_path / "a.db")) as store:
+        games = list(store.games(tournament="attack"))
+        faults = list(store.tournament_faults("attack"))
+        logs = "".join(text for game in games for text in store.logs(game.id).values())
+    assert len(games) == 4 * 3 and faults == []  # 4 tables of 3, each in 3 seat rotations
+    # The attacks ran, and failed where the sandbox refuses them (bwrap: the daemon may start).
+    assert "zoo_sandbox_attacker: daemon ok" in logs and "zoo_sandbox_attacker: flock ok" not in logs
+    assert bot_processes(str(attacker)) == [], "an attacker's daemon outlived the run"
+    assert [p.name for p in temp.iterdir()] == []
