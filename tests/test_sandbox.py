@@ -9,12 +9,14 @@ test_sandbox_attacks.py.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -252,6 +254,78 @@ def test_seccomp_refuses_namespaces_tracing_and_risky_kernel_interfaces(endpoint
     assert {"unshare_user", "ptrace_attach_parent", "sched_setaffinity", "fanotify_init",
             "futex_shared_wake", "futex2_shared_wake"} <= {name for name, o in report.items() if o == "EPERM"}
     stop_and_check(bot)
+
+
+def run_filter(code: bytes, nr: int, args: tuple[int, ...] = (0,) * 6, arch: int = 0xC000003E) -> int:
+    """What a classic-BPF seccomp program answers to one call (a small interpreter of the
+    instructions arena.sandbox.seccomp uses)."""
+    program = [struct.unpack_from("=HBBI", code, i) for i in range(0, len(code), 8)]
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *args)
+    pc = accumulator = 0
+    for _ in range(len(program)):
+        op, jt, jf, k = program[pc]
+        if op == 0x20:  # load a word of seccomp_data
+            accumulator, pc = struct.unpack_from("=I", data, k)[0], pc + 1
+        elif op == 0x54:  # and
+            accumulator, pc = accumulator & k, pc + 1
+        elif op in (0x15, 0x35, 0x45):  # jump if equal, greater or equal, any bit set
+            taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: bool(accumulator & k)}[op]
+            pc += 1 + (jt if taken else jf)
+        elif op == 0x06:
+            return k
+        else:
+            raise AssertionError(f"instruction {op:#x} at {pc}")
+    raise AssertionError("the program does not end")
+
+
+def expected_verdict(nr: int, args: tuple[int, ...]) -> int:
+    """What the filter should answer, from seccomp's tables and rules as its docstring states them."""
+    allow, refuse = 0x7FFF0000, lambda code: 0x00050000 | code  # noqa: E731
+    by_number = {number: name for table in (seccomp.DENIED, seccomp.NOT_IMPLEMENTED, seccomp.NO_LOCKS,
+                                            seccomp.IGNORED, seccomp.ARG_CHECKED) for name, number in table.items()}
+    name = by_number.get(nr)
+    if name in seccomp.DENIED:
+        return refuse(errno.EPERM)
+    if name in seccomp.NOT_IMPLEMENTED:
+        return refuse(errno.ENOSYS)
+    if name in seccomp.NO_LOCKS:
+        return refuse(errno.ENOLCK)
+    if name in seccomp.IGNORED:
+        return refuse(0)
+    low = [arg & 0xFFFFFFFF for arg in args]
+    if name in seccomp.NAMESPACE_FLAGS:
+        return refuse(errno.EPERM) if low[0] & seccomp.NAMESPACE_FLAGS[name] else allow
+    if name == "fcntl":
+        return refuse(errno.ENOLCK) if low[1] in seccomp.LOCK_COMMANDS else (
+            refuse(errno.EINVAL) if low[1] == seccomp.F_NOTIFY else allow)
+    if name == "madvise":
+        return refuse(0) if low[2] in seccomp.EVICTING_ADVICE else allow
+    if name in ("socket", "socketpair"):
+        return allow if low[0] in seccomp.SOCKET_FAMILIES else refuse(errno.EAFNOSUPPORT)
+    if name == "futex":
+        shared_wake = not low[1] & seccomp.FUTEX_PRIVATE_FLAG and low[1] & seccomp.FUTEX_COMMAND in seccomp.FUTEX_WAKES
+        return refuse(errno.EPERM) if shared_wake else allow
+    if name == "futex_wake":
+        return allow if low[3] & seccomp.FUTEX2_PRIVATE else refuse(errno.EPERM)
+    return allow
+
+
+@needs_seccomp
+def test_the_seccomp_filter_answers_every_call_as_its_tables_say() -> None:
+    """Every system call number, with the arguments the filter looks at, through the program
+    bwrap loads: the verdict its tables and rules give (the program is a search tree, written
+    out by hand)."""
+    code = seccomp.program()
+    assert code is not None
+    interesting = [0, 1, 2, 5, 6, 7, 10, 16, 20, 21, 36, 37, 38, 40, 128, 129, 130, 137, 138, 1024, 1026,
+                   0x10000000, 0x40000000, 0x00020000 | 0x11, 0xFFFFFFFF]
+    for nr in range(0, 512):
+        for index in range(4):
+            for value in interesting:
+                args = tuple(value if i == index else 0 for i in range(6))
+                assert run_filter(code, nr, args) == expected_verdict(nr, args), (nr, args)
+    assert run_filter(code, 0, arch=0x40000003) == 0x00050000 | errno.ENOSYS  # i386
+    assert run_filter(code, 0x40000000 | 1) == 0x00050000 | errno.ENOSYS  # x32
 
 
 @pytest.mark.skipif(not Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h").exists(),

@@ -39,8 +39,9 @@ not move itself onto another table's.
 * Calls made through another ABI (32-bit ``int 0x80``, x32) are refused as a whole, so the
   list cannot be side-stepped by the same call under another number.
 
-The filter is classic BPF, written out here, for x86-64 only: the syscall numbers are the
-kernel's, checked against ``asm/unistd_64.h`` by the tests.  On another architecture
+The filter is classic BPF, written out here, for x86-64 only: a binary search over the numbers
+of the calls it decides (it runs on every system call a bot makes), checked call by call
+against its tables by the tests, whose numbers are the kernel's (``asm/unistd_64.h``).  On another architecture
 :func:`program` returns ``None`` and bots run without it (the sandbox says so once).
 """
 
@@ -174,6 +175,27 @@ def _argument_checks() -> dict[int, list[bytes]]:
     return {ARG_CHECKED[name]: body for name, body in checks.items()}
 
 
+def _rules() -> list[tuple[int, list[bytes]]]:
+    """Every call the filter decides, by number, with the instructions that decide it."""
+    rules = dict(_argument_checks())
+    for table, code in ((NOT_IMPLEMENTED, errno.ENOSYS), (DENIED, errno.EPERM), (NO_LOCKS, errno.ENOLCK),
+                        (IGNORED, 0)):
+        rules |= {number: [_ret(_refuse(code))] for number in table.values()}
+    return sorted(rules.items())
+
+
+def _search(rules: list[tuple[int, list[bytes]]]) -> list[bytes]:
+    """A binary search for the call's number among ``rules`` (sorted), each leaf deciding its
+    call, every other call allowed: about 7 comparisons per call rather than one per rule, on
+    every system call a bot makes."""
+    if len(rules) == 1:
+        (number, body), = rules
+        return [_insn(_JEQ_K, 0, len(body), number), *body, _ret(_RET_ALLOW)]
+    middle = len(rules) // 2
+    below, above = _search(rules[:middle]), _search(rules[middle:])
+    return [_insn(_JGE_K, len(below), 0, rules[middle][0]), *below, *above]
+
+
 def _build() -> bytes:
     out = [
         _insn(_LD_W_ABS, 0, 0, _ARCH),
@@ -182,15 +204,8 @@ def _build() -> bytes:
         _insn(_LD_W_ABS, 0, 0, _NR),
         _insn(_JGE_K, 0, 1, _X32_BIT),
         _ret(_refuse(errno.ENOSYS)),  # the x32 ABI: the same calls with this bit set
+        *_search(_rules()),
     ]
-    for number, body in _argument_checks().items():
-        # if nr == number: decide by the arguments (the body returns), else skip it
-        out += [_insn(_JEQ_K, 0, len(body), number), *body]
-    for table, code in ((NOT_IMPLEMENTED, errno.ENOSYS), (DENIED, errno.EPERM), (NO_LOCKS, errno.ENOLCK),
-                        (IGNORED, 0)):
-        for number in table.values():
-            out += [_insn(_JEQ_K, 0, 1, number), _ret(_refuse(code))]
-    out.append(_ret(_RET_ALLOW))
     return b"".join(out)
 
 
