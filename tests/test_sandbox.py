@@ -10,7 +10,6 @@ test_sandbox_attacks.py.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import signal
