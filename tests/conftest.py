@@ -9,8 +9,11 @@ machine.
 
 from __future__ import annotations
 
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -51,3 +54,12 @@ def memory_store() -> Iterator[Store]:
     """An empty arena database in memory."""
     with open_store(":memory:") as store:
         yield store
+
+
+@pytest.fixture
+def endpoint_dir() -> Iterator[Path]:
+    """An endpoint dir under a world-traversable parent, as the fallback's uid needs."""
+    base = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    base.chmod(0o755)
+    yield base / "endpoint"
+    shutil.rmtree(base, ignore_errors=True)

@@ -1,28 +1,27 @@
 """The bot sandbox, against real processes: deliberately hostile bots must be contained.
 
 Each bot in tests/bots/sandbox_*.py misbehaves in one way.  Tests marked for bwrap run in
-strict mode; tests of the fallback use mode="none" and, as root, the system Python (the venv's
-interpreter lives under /root, which other uids cannot enter), so they still get a uid of their
-own; tests of a bot without a uid (as if it sat under /root) say that no uid can reach it.
-Every test checks that after stop() no process of the bot is left.
+strict mode; tests of the fallback use mode="none", where a root referee still gives each bot a
+uid of its own (and mounts that let it reach the venv's interpreter under /root).  Every test
+checks that after stop() no process of the bot is left.  The attacks of issue 15 are in
+test_sandbox_attacks.py.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
+import errno
 import os
 import shutil
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,103 +34,25 @@ from arena.sandbox import uids as sandbox_uids
 from arena.sandbox import seccomp
 from arena.sandbox import cgroups
 from arena.sandbox import (
-    BotProcess,
     Resources,
     SandboxError,
     SandboxWarning,
-    sandbox_available,
     start_bot,
 )
-
-BOTS = Path(__file__).parent / "bots"
-REPO = Path(__file__).resolve().parent.parent
-PYTHON = os.path.realpath(sys.executable)
-SYSTEM_PYTHON = "/usr/bin/python3"
-
-HAS_BWRAP = sandbox_available()
-# The fallback gets a uid of its own only as root, with an interpreter and bots other uids reach.
-FALLBACK_UID = (
-    os.geteuid() == 0
-    and os.path.exists(SYSTEM_PYTHON)
-    and launch._other_can_reach(Path(SYSTEM_PYTHON))
-    and launch._other_can_reach(BOTS)
+from sandboxing import (
+    BOTH_MODES,
+    BOTS,
+    PYTHON,
+    REPO,
+    gone,
+    json_report,
+    needs_bwrap,
+    needs_cgroups,
+    needs_fallback_uid,
+    start,
+    stop_and_check,
+    wait_for,
 )
-needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap (bwrap) is not usable here")
-needs_fallback_uid = pytest.mark.skipif(
-    not FALLBACK_UID, reason="needs root and a Python interpreter other uids can run"
-)
-needs_cgroups = pytest.mark.skipif(
-    cgroups.available() is not None, reason=f"no cgroups for bots here: {cgroups.available()}"
-)
-BOTH_MODES = [
-    pytest.param("strict", marks=needs_bwrap, id="bwrap"),
-    pytest.param("none", marks=needs_fallback_uid, id="fallback"),
-]
-
-
-@pytest.fixture
-def endpoint_dir() -> Iterator[Path]:
-    """An endpoint dir under a world-traversable parent, as the fallback's uid needs."""
-    base = Path(tempfile.mkdtemp(prefix="arena-test-"))
-    base.chmod(0o755)
-    yield base / "endpoint"
-    shutil.rmtree(base, ignore_errors=True)
-
-
-def start(
-    endpoint_dir: Path,
-    mode: str,
-    script: str,
-    *args: str,
-    limits: Resources = Resources(),
-    env: dict[str, str] | None = None,
-    python: str | None = None,
-) -> BotProcess:
-    """Start one test bot; bwrap runs the venv interpreter, the fallback the system one."""
-    python = python or (PYTHON if mode == "strict" else SYSTEM_PYTHON)
-    path = BOTS / script
-    return start_bot(
-        [python, str(path), *args],
-        expose=[path],
-        endpoint_dir=endpoint_dir,
-        mode=mode,  # type: ignore[arg-type]
-        limits=limits,
-        env=env,
-        name=script.removesuffix(".py"),
-    )
-
-
-def wait_for(bot: BotProcess, text: str, timeout: float = 10.0) -> str:
-    """Wait until the bot's stderr contains text; return the whole stderr."""
-    deadline = time.monotonic() + timeout
-    while text not in (err := bot.stderr_text()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{text!r} not in stderr of {bot}: {err!r}")
-        time.sleep(0.02)
-    return err
-
-
-def json_report(bot: BotProcess) -> dict:
-    return json.loads(wait_for(bot, "}\n").strip().splitlines()[-1])
-
-
-def stop_and_check(bot: BotProcess, grace: float = 0.2) -> int | None:
-    """stop(), then assert that nothing of the bot is left: processes, uid, workdir."""
-    status = bot.stop(grace)
-    assert not procs._is_alive(bot.pid)
-    if bot.uid is not None:
-        assert procs._live_pids_of_uid(bot.uid) == []
-    assert not bot.workdir.exists()
-    return status
-
-
-def gone(pid: int, timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while procs._is_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 # --- hostile bots -----------------------------------------------------------------------------
@@ -144,7 +65,8 @@ def test_fork_bomb_is_stopped_by_the_process_limit(mode: str, endpoint_dir: Path
     children = int(err.split("children=")[1].split()[0])
     assert 1 <= children < 12
     assert bot.alive()  # the parent survives its failed fork
-    assert bot.uid is not None and len(procs._live_pids_of_uid(bot.uid)) == children + 1
+    # The bot, its children and its guard (arena.sandbox.lifeline)
+    assert bot.uid is not None and len(procs._live_pids_of_uid(bot.uid)) == children + 2
     stop_and_check(bot)
 
 
@@ -191,8 +113,9 @@ def test_a_bot_with_many_processes_gets_one_bots_share_of_the_cpu(endpoint_dir: 
         meter = None
         try:
             wait_for(hog, "spinning")
-            assert hog.group is not None and len(hog.group.paths) == 3
-            assert (hog.group.paths[2] / "cpu.shares").read_text().strip() == str(cgroups.CPU_SHARES)
+            assert hog.group is not None
+            [cpu_group] = [path for path in hog.group.paths if path.parent.name == "cpu"]
+            assert (cpu_group / "cpu.shares").read_text().strip() == str(cgroups.CPU_SHARES)
             other = tmp_path / "other"
             other.mkdir()
             meter = start(other, "strict", "sandbox_cpu_meter.py", "1.5")
@@ -225,126 +148,79 @@ def test_setsid_double_fork_escaper_is_killed(mode: str, endpoint_dir: Path) -> 
     if mode == "none":
         # It left the bot's process group: only the uid scan can find it.
         assert os.getpgid(escaped) != os.getpgid(bot.pid)
-    assert bot.uid is not None and len(procs._live_pids_of_uid(bot.uid)) == 2
+    assert bot.uid is not None and len(procs._live_pids_of_uid(bot.uid)) == 3  # with its guard
     stop_and_check(bot)
     if mode == "none":
         assert gone(escaped, timeout=0)
 
 
-def no_uid(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Start bots as if their files sat under a folder no other uid can enter (/root): as root
-    and without bwrap they then run as root, without a uid of their own."""
+@needs_fallback_uid
+def test_without_bwrap_a_bot_whose_files_only_root_reaches_still_runs_under_its_own_uid(
+        endpoint_dir: Path, tmp_path: Path) -> None:
+    """The venv's interpreter lives under /root (mode 0700): without bwrap a root referee used to
+    run such a bot as root (it could signal the referee, read its environment and /etc/shadow,
+    write the host's /tmp).  Now it runs under a uid of its own in a mount namespace where /root
+    shows it only the interpreter, and /tmp and its working folder are tmpfs of its own."""
+    marker = Path(tempfile.gettempdir()) / f"arena-host-marker-{os.getpid()}"
+    marker.write_text("on the host's /tmp")
+    try:
+        bot = start(endpoint_dir, "none", "sandbox_introspect.py", str(endpoint_dir), python=PYTHON)
+        report = json_report(bot)
+    finally:
+        marker.unlink()
+    assert not launch._other_can_reach(Path(PYTHON))  # (the case in point)
+    assert bot.uid in sandbox_uids.UID_RANGE and report["uid"] == report["cwd_uid"] == bot.uid
+    assert report["cwd"] == str(bot.workdir) and report["writable"] and report["cwd_mode"] == 0o700
+    assert report["root"] == [".pyenv"]  # the interpreter's installation, nothing else of /root
+    assert marker.name not in report["tmp"] and report["shadow"] == "PermissionError"
+    assert report["socket_dir_writable"] is False
+    # Its working folder on the host is only where its tmpfs was mounted: the referee's, empty.
+    assert bot.workdir.stat().st_uid == os.geteuid() and not any(bot.workdir.iterdir())
+    stop_and_check(bot)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots get uids of their own only from a root referee")
+def test_without_bwrap_or_private_mounts_a_bot_only_root_reaches_is_refused(
+        endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the machine allows no namespaces, a bot whose files its uid cannot reach is refused
+    with one line that says what to do: never run as root."""
+    monkeypatch.setattr(launch, "_mounts_work", lambda kind: False)
     monkeypatch.setattr(launch, "_other_can_reach", lambda *args, **kwargs: False)
-    monkeypatch.setattr(sandbox_config, "_warned", {"no-uid", "no-bwrap"})
+    with pytest.raises(SandboxError, match=r"bots never run as root: install bubblewrap \(apt-get install "
+                                           r"bubblewrap\), or put the interpreter and the bots in folders"):
+        start(endpoint_dir, "none", "sandbox_sleeper.py", python=PYTHON)
+
+
+def sleeper_in(group: cgroups.BotGroup) -> subprocess.Popen[bytes]:
+    """A process of root's in a bot's cgroups, as a bwrap left waiting by a killed referee is."""
+    return subprocess.Popen([*group.join_command(), "sleep", "60"], start_new_session=True)
 
 
 @needs_cgroups
-def test_a_bot_without_a_uid_leaves_no_escaped_process(endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bot that runs as root (no uid to scan /proc for) and daemonizes a sleeper with setsid
-    and a double fork: the sleeper is re-parented away from the bot and out of its process group,
-    yet its cgroup still lists it, so stop() kills it (it outlived the match before)."""
-    no_uid(monkeypatch)
-    bot = start(endpoint_dir, "none", "sandbox_escape.py", python=PYTHON, limits=Resources(processes=16))
-    escaped = None
+def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed() -> None:
+    """A uid that no referee leases, whose group still holds a process (of root's: its uid has
+    no process to be found by): reap_stale_groups, run as each referee session starts, kills it
+    and removes the group; the group of a leased uid is left alone."""
+    stale_uid, leased_uid = sandbox_uids.UID_RANGE.stop - 3, sandbox_uids.UID_RANGE.stop - 4
+    lease = sandbox_uids._try_lease(sandbox_uids._lock_dir(), leased_uid)
+    assert lease is not None, "another test holds the uid"
+    stale, leased = cgroups.make(stale_uid, 64 * 1024 * 1024, 4), cgroups.make(leased_uid, 64 * 1024 * 1024, 4)
+    orphan, kept = sleeper_in(stale), sleeper_in(leased)
     try:
-        assert bot.uid is None
-        escaped = int(wait_for(bot, "escaped=").split("escaped=")[1].split()[0])
-        assert os.getpgid(escaped) != os.getpgid(bot.pid)  # out of the process group
-        group = bot.group
-        if group is not None:  # it also bounds the bot, which runs as root, as a whole
-            assert (group.paths[1] / "pids.max").read_text().strip() == "16"
-        stop_and_check(bot)
-        assert gone(escaped, timeout=0), "the daemonized process outlived stop()"
-        assert group is not None and group.paths[0].name.startswith(f"arena-bot-r{os.getpid()}-")
-        assert not any(path.exists() for path in group.paths)  # removed with the bot
+        deadline = time.monotonic() + 5
+        while not ({orphan.pid} <= stale.pids() and {kept.pid} <= leased.pids()):
+            assert time.monotonic() < deadline, "the sleepers did not join their groups"
+            time.sleep(0.01)
+        sandbox.reap_stale_groups()  # (tests run in parallel start sessions, and sweep, too)
+        assert orphan.wait(timeout=5) == -signal.SIGKILL
+        assert not any(path.exists() for path in stale.paths)
+        assert kept.poll() is None and all(path.exists() for path in leased.paths)
     finally:
-        bot.stop(grace=0)
-        if escaped is not None:
-            procs._kill(escaped, signal.SIGKILL)
-
-
-NO_UID_REFEREE = textwrap.dedent(
-    """
-    import json, sys, time
-    from pathlib import Path
-    from arena import sandbox
-    from arena.sandbox import launch
-    launch._other_can_reach = lambda *args, **kwargs: False  # as if under /root: no uid
-    bot = sandbox.start_bot([sys.executable, sys.argv[1]], expose=[Path(sys.argv[1])],
-                            endpoint_dir=Path(sys.argv[2]), mode="none")
-    deadline = time.monotonic() + 10
-    while "escaped=" not in bot.stderr_text() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    escaped = int(bot.stderr_text().split("escaped=")[1].split()[0])
-    group = None if bot.group is None else [str(path) for path in bot.group.paths]
-    print(json.dumps({"uid": bot.uid, "escaped": escaped, "group": group}), flush=True)
-    time.sleep(60)
-    """
-)
-
-
-def start_no_uid_referee(endpoint_dir: Path) -> tuple[subprocess.Popen[bytes], dict]:
-    """A referee process whose bot (without a uid) has daemonized a sleeper: it and its report."""
-    referee = subprocess.Popen(
-        [sys.executable, "-W", "ignore", "-c", NO_UID_REFEREE, str(BOTS / "sandbox_escape.py"), str(endpoint_dir)],
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert referee.stdout is not None
-    line = referee.stdout.readline()
-    assert line, "the referee did not report its bot"
-    return referee, json.loads(line)
-
-
-@needs_cgroups
-def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed(endpoint_dir: Path) -> None:
-    """A referee killed with kill -9 takes its bot with it (PR_SET_PDEATHSIG), but not what the
-    bot daemonized; the group named with the dead referee's pid still lists it, and
-    reap_stale_groups (run as each referee session starts) kills it and removes the group."""
-    referee, report = start_no_uid_referee(endpoint_dir)
-    escaped = report["escaped"]
-    try:
-        assert report["uid"] is None
-        assert report["group"], "a bot without a uid got no cgroup"
-        paths = [Path(path) for path in report["group"]]
-        assert all(path.name.startswith(f"arena-bot-r{referee.pid}-") for path in paths)
-        assert escaped in cgroups.BotGroup(tuple(paths)).pids()
-        referee.kill()
-        referee.wait()
-        time.sleep(0.2)
-        # The referee's death did not reach it; only a sweep does.  Tests run in parallel start
-        # sessions of their own, and each sweeps: one of them may come first.
-        assert procs._is_alive(escaped) or not any(path.exists() for path in paths)
+        for proc in (orphan, kept):
+            proc.kill()
+            proc.wait()
+        lease.release()
         sandbox.reap_stale_groups()
-        assert gone(escaped, timeout=1.0)
-        assert not any(path.exists() for path in paths)
-    finally:
-        referee.kill()
-        referee.wait()
-        procs._kill(escaped, signal.SIGKILL)
-        sandbox.remove_stale_workdirs()
-        sandbox.reap_stale_groups()  # what a failed check above left
-
-
-@needs_cgroups
-def test_groups_of_a_live_referee_are_left_alone(endpoint_dir: Path) -> None:
-    """Another referee's bot without a uid keeps its group and its processes: only the pid in a
-    group's name dying makes it stale."""
-    referee, report = start_no_uid_referee(endpoint_dir)
-    escaped = report["escaped"]
-    try:
-        assert report["group"], "a bot without a uid got no cgroup"
-        paths = [Path(path) for path in report["group"]]
-        removed = sandbox.reap_stale_groups()
-        assert not set(paths) & set(removed)
-        assert all(path.exists() for path in paths)
-        assert procs._is_alive(escaped) and escaped in cgroups.BotGroup(tuple(paths)).pids()
-    finally:
-        referee.kill()
-        referee.wait()
-        procs._kill(escaped, signal.SIGKILL)
-        sandbox.remove_stale_workdirs()
-        sandbox.reap_stale_groups()  # its referee is dead now
 
 
 needs_seccomp = pytest.mark.skipif(seccomp.program() is None, reason="no seccomp filter for this architecture")
@@ -355,24 +231,119 @@ needs_seccomp = pytest.mark.skipif(seccomp.program() is None, reason="no seccomp
 def test_seccomp_refuses_namespaces_tracing_and_risky_kernel_interfaces(endpoint_dir: Path) -> None:
     """Without the filter a bot creates a user namespace, and inside it a mount namespace (both
     "ok" here before arena.sandbox.seccomp); with it they fail like any refused call, while threads,
-    child processes and forks still work (clone3 says ENOSYS, so the C library uses clone)."""
+    child processes and forks still work (clone3 says ENOSYS, so the C library uses clone).  The
+    calls that made channels between bots fail too (issue 15), and what ordinary bots do with
+    their own files, memory and sockets still works."""
     bot = start(endpoint_dir, "strict", "sandbox_syscalls.py")
     report = json_report(bot)
-    assert report.pop("thread") == report.pop("subprocess") == report.pop("fork") == "ok"
-    assert report.pop("clone3") == report.pop("io_uring_setup") == "ENOSYS"
-    assert set(report.values()) == {"EPERM"}, report
+    refused = {
+        "ENOSYS": {"clone3", "io_uring_setup", "inotify_init1", "sysinfo", "preadv2", "cachestat", "statmount",
+                   "listmount", "io_setup"},
+        "ENOLCK": {"flock", "posix_lock", "posix_lock_query", "ofd_lock", "lease"},
+        "EINVAL": {"dnotify"},
+        "EAFNOSUPPORT": {"socket_vsock", "socket_packet", "socket_alg"},
+        "ETIMEDOUT": {"futex_shared_wait"},  # a shared futex may still be waited on
+    }
+    allowed = {"thread", "subprocess", "fork", "fcntl_flags", "futex_private_wake", "socket_unix",
+               "socketpair_unix", "socket_inet", "fadvise_dontneed", "madvise_pageout", "madvise_dontneed"}
+    expected = {name: outcome for outcome, names in refused.items() for name in names}
+    expected |= dict.fromkeys(allowed, "ok")
+    expected |= dict.fromkeys(set(report) - set(expected), "EPERM")  # namespaces, tracing, eBPF, ...
+    assert report == expected
+    assert {"unshare_user", "ptrace_attach_parent", "sched_setaffinity", "fanotify_init",
+            "futex_shared_wake", "futex2_shared_wake"} <= {name for name, o in report.items() if o == "EPERM"}
     stop_and_check(bot)
+
+
+def run_filter(code: bytes, nr: int, args: tuple[int, ...] = (0,) * 6, arch: int = 0xC000003E) -> int:
+    """What a classic-BPF seccomp program answers to one call (a small interpreter of the
+    instructions arena.sandbox.seccomp uses)."""
+    program = [struct.unpack_from("=HBBI", code, i) for i in range(0, len(code), 8)]
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *args)
+    pc = accumulator = 0
+    for _ in range(len(program)):
+        op, jt, jf, k = program[pc]
+        if op == 0x20:  # load a word of seccomp_data
+            accumulator, pc = struct.unpack_from("=I", data, k)[0], pc + 1
+        elif op == 0x54:  # and
+            accumulator, pc = accumulator & k, pc + 1
+        elif op in (0x15, 0x35, 0x45):  # jump if equal, greater or equal, any bit set
+            taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: bool(accumulator & k)}[op]
+            pc += 1 + (jt if taken else jf)
+        elif op == 0x06:
+            return k
+        else:
+            raise AssertionError(f"instruction {op:#x} at {pc}")
+    raise AssertionError("the program does not end")
+
+
+def expected_verdict(nr: int, args: tuple[int, ...]) -> int:
+    """What the filter should answer, from seccomp's tables and rules as its docstring states them."""
+    allow, refuse = 0x7FFF0000, lambda code: 0x00050000 | code  # noqa: E731
+    by_number = {number: name for table in (seccomp.DENIED, seccomp.NOT_IMPLEMENTED, seccomp.NO_LOCKS,
+                                            seccomp.IGNORED, seccomp.ARG_CHECKED) for name, number in table.items()}
+    name = by_number.get(nr)
+    if name in seccomp.DENIED:
+        return refuse(errno.EPERM)
+    if name in seccomp.NOT_IMPLEMENTED:
+        return refuse(errno.ENOSYS)
+    if name in seccomp.NO_LOCKS:
+        return refuse(errno.ENOLCK)
+    if name in seccomp.IGNORED:
+        return refuse(0)
+    low = [arg & 0xFFFFFFFF for arg in args]
+    if name in seccomp.NAMESPACE_FLAGS:
+        return refuse(errno.EPERM) if low[0] & seccomp.NAMESPACE_FLAGS[name] else allow
+    if name == "fcntl":
+        return refuse(errno.ENOLCK) if low[1] in seccomp.LOCK_COMMANDS else (
+            refuse(errno.EINVAL) if low[1] == seccomp.F_NOTIFY else allow)
+    if name == "madvise":
+        return refuse(0) if low[2] in seccomp.EVICTING_ADVICE else allow
+    if name in ("socket", "socketpair"):
+        return allow if low[0] in seccomp.SOCKET_FAMILIES else refuse(errno.EAFNOSUPPORT)
+    if name == "futex":
+        shared_wake = not low[1] & seccomp.FUTEX_PRIVATE_FLAG and low[1] & seccomp.FUTEX_COMMAND in seccomp.FUTEX_WAKES
+        return refuse(errno.EPERM) if shared_wake else allow
+    if name == "futex_wake":
+        return allow if low[3] & seccomp.FUTEX2_PRIVATE else refuse(errno.EPERM)
+    return allow
+
+
+@needs_seccomp
+def test_the_seccomp_filter_answers_every_call_as_its_tables_say() -> None:
+    """Every system call number, with the arguments the filter looks at, through the program
+    bwrap loads: the verdict its tables and rules give (the program is a search tree, written
+    out by hand)."""
+    code = seccomp.program()
+    assert code is not None
+    interesting = [0, 1, 2, 5, 6, 7, 10, 16, 20, 21, 36, 37, 38, 40, 128, 129, 130, 137, 138, 1024, 1026,
+                   0x10000000, 0x40000000, 0x00020000 | 0x11, 0xFFFFFFFF]
+    for nr in range(0, 512):
+        for index in range(4):
+            for value in interesting:
+                args = tuple(value if i == index else 0 for i in range(6))
+                assert run_filter(code, nr, args) == expected_verdict(nr, args), (nr, args)
+    assert run_filter(code, 0, arch=0x40000003) == 0x00050000 | errno.ENOSYS  # i386
+    assert run_filter(code, 0x40000000 | 1) == 0x00050000 | errno.ENOSYS  # x32
 
 
 @pytest.mark.skipif(not Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h").exists(),
                     reason="needs the kernel's x86-64 syscall header")
 def test_seccomp_syscall_numbers_are_the_kernels() -> None:
-    """The filter names calls by number: every number must be the one in asm/unistd_64.h."""
+    """The filter names calls by number: every number must be the one in asm/unistd_64.h, and a
+    call the header is too old to know must be numbered after every call it knows."""
     header = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h").read_text()
     numbers = {name.removeprefix("__NR_"): int(value) for name, value in
                (line.split()[1:3] for line in header.splitlines() if line.startswith("#define __NR_"))}
-    ours = {**seccomp.DENIED, **seccomp.FLAG_CHECKED, **seccomp.NOT_IMPLEMENTED}
-    assert {name: numbers.get(name) for name in ours} == ours
+    ours = {**seccomp.DENIED, **seccomp.ARG_CHECKED, **seccomp.NOT_IMPLEMENTED, **seccomp.NO_LOCKS,
+            **seccomp.IGNORED}
+    assert len(ours) == sum(map(len, (seccomp.DENIED, seccomp.ARG_CHECKED, seccomp.NOT_IMPLEMENTED,
+                                      seccomp.NO_LOCKS, seccomp.IGNORED)))  # no call in two lists
+    known = {name: number for name, number in ours.items() if name in numbers}
+    assert known == {name: numbers[name] for name in known}
+    newer = {name: number for name, number in ours.items() if name not in numbers}
+    assert all(number > max(numbers.values()) for number in newer.values()), newer
+    assert len(set(ours.values())) == len(ours)
 
 
 @needs_bwrap
@@ -423,7 +394,8 @@ def test_many_files_can_not_fill_the_disk(endpoint_dir: Path) -> None:
         line = next(x for x in err.splitlines() if x.startswith(f"{where}: "))
         assert "errno=28" in line, err  # ENOSPC
         assert int(line.split("written=")[1]) <= 24 * 1024 * 1024, err
-    assert bot.workdir is not None and not any(bot.workdir.iterdir())  # the host folder stayed empty
+    # The host's folder holds at most the empty folders its tmpfs were mounted on.
+    assert not [f for _folder, _dirs, files in os.walk(bot.workdir) for f in files]
     stop_and_check(bot)
 
 
@@ -458,8 +430,8 @@ def test_environment_is_scrubbed(
     env = json_report(bot)["env"]
     assert "ARENA_LEAK_MARKER" not in env
     allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "BOT_SEED"}
-    if mode == "strict":  # the venv's interpreter by its real path: told where the venv is
-        assert env.pop("PYTHONPATH") == launch._python_path()
+    # The venv's interpreter by its real path: told where the venv is.
+    assert env.pop("PYTHONPATH") == launch._python_path()
     # PWD: set by bwrap's --chdir; LC_CTYPE: Python's C-locale coercion.
     assert set(env) - allowed <= {"PWD", "LC_CTYPE"}
     assert env["PATH"] == "/usr/local/bin:/usr/bin:/bin"
@@ -474,15 +446,18 @@ def test_cwd_is_private_and_writable(mode: str, endpoint_dir: Path) -> None:
     report = json_report(bot)
     assert report["cwd"] == str(bot.workdir)
     assert report["writable"]
-    if mode == "strict":
-        # A tmpfs of its own (size-limited), seen only in the bot's mount namespace: open to the
-        # bot's uid, invisible to everyone else.
-        assert report["cwd_mode"] == 0o777 and report["uid"] == bot.uid
+    # A tmpfs of its own (size-limited), seen only in the bot's mount namespace: the bot's uid's
+    # (a referee that is not root makes it open to the bot, which runs as the referee's user).
+    assert report["uid"] == bot.uid
+    if os.geteuid() == 0:
+        assert report["cwd_mode"] == 0o700 and report["cwd_uid"] == bot.uid
     else:
-        assert report["cwd_mode"] == 0o700
-        assert report["uid"] == report["cwd_uid"] == bot.uid
+        assert report["cwd_mode"] == (0o777 if mode == "strict" else 0o700)
     if mode == "strict":
         assert report["visible_pids"] <= 3  # its own pid namespace: bwrap's init and itself
+        # No /proc (global counters, the host's mounts), and no pseudo-terminals or /dev/shm.
+        assert report["proc"] is False
+        assert report["dev"] == ["full", "null", "random", "urandom", "zero"]
     # The socket's folder is on the host's disk: the bot reaches its socket there, but can not
     # write files (that would be a way past its tmpfs limits, to fill the disk).
     assert (endpoint_dir.stat().st_uid, endpoint_dir.stat().st_mode & 0o777) == (os.geteuid(), 0o711)
@@ -537,9 +512,7 @@ def test_zmq_round_trip_fallback(endpoint_dir: Path, monkeypatch: pytest.MonkeyP
         warnings.simplefilter("always")
         zmq_round_trip("none", endpoint_dir)
     messages = [str(w.message) for w in caught if w.category is SandboxWarning]
-    if os.geteuid() == 0 and not launch._other_can_reach(Path(PYTHON)):
-        # The venv's interpreter lives under /root (0700): say so, and run as root.
-        assert len(messages) == 1 and "bots run as root" in messages[0]
+    assert not [m for m in messages if "run as root" in m]  # never, not even for an interpreter under /root
 
 
 @pytest.mark.perf  # start-up time
@@ -582,9 +555,8 @@ REFEREE = textwrap.dedent(
 
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
-    python = PYTHON if mode == "strict" else SYSTEM_PYTHON
     referee = subprocess.Popen(
-        [sys.executable, "-c", REFEREE, python, str(BOTS / "sandbox_sleeper.py")]
+        [sys.executable, "-c", REFEREE, PYTHON, str(BOTS / "sandbox_sleeper.py")]
         + [str(endpoint_dir), mode],
         stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(REPO)},
@@ -603,19 +575,16 @@ def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
     while procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert procs._live_pids_of_uid(uid) == []
-    # Its workdir is left behind, named with the dead referee's pid.  It belongs to the bot's
-    # uid, so the sweep by name leaves it (a bot could plant such a folder); the next lease of
-    # the uid, with none of its processes left, removes it.
-    left = [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
-    assert [p.name for p in left] and all(f"-w{referee.pid}-" in p.name for p in left)
-    assert not set(left) & set(sandbox.remove_stale_workdirs())
-    sandbox_uids._remove_stale_workdirs(uid)
-    assert not [p for p in Path(tempfile.gettempdir()).glob("arena-*") if p.stat().st_uid == uid]
+    # Its working folder is left behind, named with the dead referee's pid: the next session's
+    # sweep removes it (tests running in parallel sweep too, so it may be gone already).
+    sandbox.remove_stale_workdirs()
+    assert not list(Path(tempfile.gettempdir()).glob(f"arena-*-w{referee.pid}-*"))
 
 
 def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A killed referee's folders go; a live process's folders, and folders not named by a
-    referee of ours, stay."""
+    """A killed referee's folders go, also one that belongs to a bot's uid (empty bot working
+    folders survived kill -9 before); a live process's folders, folders not named by a referee
+    of ours, and a leased uid's, stay."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
@@ -629,14 +598,26 @@ def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: 
     (stale / "notes.txt").write_text("a bot's file")
     planted = tmp_path / f"arena-p2-w{dead}-f1f0f1f0"
     planted.write_text("a file, not a folder")
-    theirs = tmp_path / f"arena-p3-w{dead}-b0b0b0b0"  # a bot uid's, as root: never judged by name
+    # A bot uid's (as root): removed only while no referee leases the uid and it has no process.
+    free_uid, leased_uid = sandbox_uids.UID_RANGE.stop - 5, sandbox_uids.UID_RANGE.stop - 6
+    theirs = tmp_path / f"arena-p3-w{dead}-b0b0b0b0"
+    leased = tmp_path / f"arena-p4-w{dead}-c0c0c0c0"
+    lease = None
     if os.geteuid() == 0:
-        theirs.mkdir()
-        os.chown(theirs, sandbox_uids.UID_RANGE.start, sandbox_uids.UID_RANGE.start)
-    assert sandbox.remove_stale_workdirs() == [stale]
-    assert not stale.exists()
+        lease = sandbox_uids._try_lease(sandbox_uids._lock_dir(), leased_uid)
+        assert lease is not None, "another test holds the uid"
+        for folder, uid in ((theirs, free_uid), (leased, leased_uid)):
+            folder.mkdir()
+            (folder / "left.txt").write_text("a bot's file")
+            os.chown(folder, uid, uid)
+    try:
+        assert sorted(sandbox.remove_stale_workdirs()) == sorted([stale, *([theirs] if lease else [])])
+    finally:
+        if lease is not None:
+            lease.release()
+    assert not stale.exists() and not theirs.exists()
     assert all(p.exists() for p in (live, mine, planted, *other))
-    assert theirs.exists() == (os.geteuid() == 0)
+    assert leased.exists() == (os.geteuid() == 0)
 
 
 # --- modes and uids ---------------------------------------------------------------------------
@@ -663,14 +644,14 @@ def test_auto_without_bwrap_warns_once(endpoint_dir: Path, monkeypatch: pytest.M
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         bots = [
-            start(endpoint_dir / str(i), "auto", "sandbox_sleeper.py", python=SYSTEM_PYTHON)
+            start(endpoint_dir / str(i), "auto", "sandbox_sleeper.py")
             for i in range(2)
         ]
     for bot in bots:
         assert not bot.sandboxed
         stop_and_check(bot)
     messages = [str(w.message) for w in caught if w.category is SandboxWarning]
-    assert len(messages) == 1 and "WITHOUT filesystem, network and pid isolation" in messages[0]
+    assert len(messages) == 1 and "WITHOUT filesystem and pid isolation" in messages[0]
 
 
 HOLD_A_UID = (
@@ -699,13 +680,23 @@ def test_concurrent_bots_get_distinct_uids_even_across_processes(endpoint_dir: P
     finally:
         other.kill()
         other.wait()
-    # Released on stop, and on the other process's death: each lock can be taken again.
+    # Released on stop, and on the other process's death: neither holds a lock any more (tests
+    # running in parallel may lease the same uids again at once, so ask the kernel who holds them).
     for uid in uids | {held_elsewhere}:
-        fd = os.open(sandbox_uids.UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        finally:
-            os.close(fd)
+        holders = lock_holders(sandbox_uids.UID_LOCK_DIR / f"{uid}.lock")
+        assert not holders & {os.getpid(), other.pid}, (uid, holders)
+
+
+def lock_holders(path: Path) -> set[int]:
+    """The pids holding a lock on path, from /proc/locks (the inode is its third field)."""
+    inode = os.stat(path).st_ino
+    holders = set()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        fields = fields[2:] if fields[1] == "->" else fields[1:]  # "->": a waiter's line
+        if int(fields[4].rsplit(":", 1)[1]) == inode:
+            holders.add(int(fields[3]))
+    return holders
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="bot uids are leased only as root")
@@ -722,11 +713,39 @@ def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
         while not {orphan_uid, lease.uid} <= {u for p in procs._all_procs() for u in p.uids}:
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        assert orphan_uid in sandbox.reap_orphans()
+        reaped = sandbox.reap_orphans()  # (sessions of tests running in parallel sweep too)
         assert orphan.wait(timeout=5) is not None
+        assert lease.uid not in reaped
         assert leased.poll() is None  # a live referee's bot is left alone
     finally:
         for proc in (orphan, leased):
             proc.kill()
             proc.wait()
         lease.release()
+
+
+def test_the_private_mounts_of_a_bot_without_bwrap(tmp_path: Path) -> None:
+    """What mountns.plan mounts: a tmpfs on each temporary folder and on the topmost folder the
+    bot's uid cannot enter (none of its own inside a temporary folder: that one covers it), each
+    path the bot needs bound back from the host (once, with the folder it lies in), its working
+    folder last, and a move into it."""
+    from arena.sandbox import mountns
+
+    interpreter, test_file = "/opt/closed-test/py", str(tmp_path / "closed" / "bot.py")
+    socket_dir = "/tmp/arena-ref-x/s0-y"
+    blocked = {interpreter: "/opt/closed-test", interpreter + "/lib": "/opt/closed-test",
+               test_file: str(tmp_path / "closed")}
+    ops = mountns.plan([interpreter, interpreter + "/lib", socket_dir, test_file], home="/tmp/arena-bot-w1-z",
+                       tmp_options="size=1", home_options="size=2", blocked=blocked.get)
+    temp = [d for d in mountns.TEMP_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    assert "/tmp" in temp
+    covers = sorted([["tmpfs", d, "size=1"] for d in temp] + [["tmpfs", "/opt/closed-test", "mode=0755,size=1m,nr_inodes=1024"]],
+                    key=lambda op: op[1])
+    assert [op for op in ops if op[0] == "tmpfs"] == [*covers, ["tmpfs", "/tmp/arena-bot-w1-z", "size=2"]]
+    binds = [op[1] for op in ops if op[0] == "bind"]
+    assert sorted(binds) == sorted([interpreter, socket_dir, test_file])
+    for source in binds:  # each bound after the tmpfs that covers it
+        cover = next(i for i, op in enumerate(ops) if op[0] == "tmpfs" and source.startswith(op[1] + "/"))
+        assert cover < ops.index(["bind", source, source])
+    assert ops[-3:] == [["dir", "/tmp/arena-bot-w1-z"], ["tmpfs", "/tmp/arena-bot-w1-z", "size=2"],
+                        ["chdir", "/tmp/arena-bot-w1-z"]]

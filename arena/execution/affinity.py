@@ -8,7 +8,11 @@ CPU keeps those wake-ups local; with one worker per CPU, tables also stop compet
 same core.  A pinned worker also runs under SCHED_BATCH (see :func:`pin`).  `arena bench`
 measures what both gain (see the README).
 
-Linux only; elsewhere, and when there are more workers than CPUs, nothing is pinned.
+Linux only; elsewhere, and when there are more workers than CPUs, nothing is pinned.  A bot
+cannot leave its worker's CPU for another worker's: the sandbox refuses ``sched_setaffinity``
+under bubblewrap (seccomp), and as root keeps each bot's cgroup to the CPUs of the thread that
+started it (``cpuset``), so that without bubblewrap another CPU is refused and a wider mask
+changes nothing.
 
 Dask workers are started by someone else (``dask worker``, or a local cluster), so no one
 process hands out their CPUs: each worker process claims a free one itself (:func:`claim_cpu`),

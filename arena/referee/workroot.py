@@ -6,7 +6,10 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
+
+from arena.sandbox.procs import alive_since
 
 WORKROOT_PREFIX = "arena-ref-"
 
@@ -29,21 +32,42 @@ def socket_parent() -> str:
     return base
 
 
+# A folder with no owner written after this long was left by a referee killed between making it
+# and writing its pid (microseconds apart), or before its file was whole.
+UNOWNED_AFTER_S = 600
+
+
 def remove_stale_workroots() -> None:
     """Remove the socket folders of referees that were killed before they could (``kill -9``):
-    on a shared machine they would pile up in /tmp by the hundred."""
+    on a shared machine they would pile up in /tmp by the hundred.  A folder of this user's whose
+    owner file is missing or unreadable goes once it is :data:`UNOWNED_AFTER_S` old."""
+    uid, now = os.geteuid(), time.time()
     for path in Path(socket_parent()).glob(f"{WORKROOT_PREFIX}*"):
         pid = owner_pid(path)
         if pid is None:
-            continue  # not ours to judge: no owner written (yet), or not made by a referee of ours
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            # Not ours to judge: another user's, or not a folder (anyone can plant things in /tmp).
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == uid and now - info.st_mtime > UNOWNED_AFTER_S:
+                shutil.rmtree(path, ignore_errors=True)
+            continue
         if pid == os.getpid():
             continue
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             shutil.rmtree(path, ignore_errors=True)
+            continue
         except PermissionError:
-            pass  # alive, another user's
+            continue  # alive, another user's
+        try:
+            made = os.lstat(path / OWNER_FILE).st_ctime
+        except OSError:
+            continue
+        if not alive_since(pid, made):  # a later process that was given the dead referee's pid
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def owner_pid(path: Path) -> int | None:

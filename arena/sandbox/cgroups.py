@@ -8,7 +8,8 @@ passes its memory, the kernel kills one of the bot's own processes (recorded as 
 A bot's processes also share one ``cpu`` group where that hierarchy is writable: the
 scheduler then weighs the bot as one, so a bot that forks 24 spinning processes gets one
 bot's share of the CPU, not 24 times that of the bot it plays against (whose clock runs on
-the wall).
+the wall).  And a ``cpuset`` group keeps it to the CPUs of the referee that started it (a worker
+keeps its table on one CPU: a bot must not move itself onto another worker's).
 
 Uses the cgroup v1 ``memory`` and ``pids`` hierarchies under ``/sys/fs/cgroup`` when they are
 writable (a referee running as root, as bots with uids of their own need).  A bot's group is
@@ -18,32 +19,24 @@ command starts with a small shell that writes its own pid into them and then exe
 Without such hierarchies (cgroup v2 only, no root) nothing changes and
 :func:`available` says why.
 
-A bot without a uid of its own (a root referee whose interpreter or bot sits under a folder
-other uids cannot enter, such as ``/root``, and no bubblewrap) gets groups too
-(:func:`make_unowned`): its processes cannot be found by uid, and one that left the process
-group (``setsid``, double fork) would otherwise survive the match; the group's ``cgroup.procs``
-lists it wherever it went (:meth:`BotGroup.pids`).  Such a group has no uid to be taken over by,
-so it is named after the referee's pid and a counter (``arena-bot-r{pid}-{n}``): a group whose
-referee died is recognised by its name (:func:`unowned_groups`) and swept when the next session
-starts.
+A referee killed with ``kill -9`` leaves its bots' groups behind, and in them whatever of the bot
+was still running as root (a bwrap that never got to start its bot): :func:`bot_groups` lists
+every bot group, for the sweep of the groups whose uid no live referee leases
+(:func:`arena.sandbox.reap_stale_groups`).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids")
 CPU_SHARES = 1024  # the weight of one ordinary process: a whole bot weighs as one
-# The groups of a bot without a uid: the pid of the referee that made them, and a counter.
-_UNOWNED = re.compile(r"arena-bot-r([0-9]+)-[0-9]+")
-_counter = itertools.count(1)
+_NAME = re.compile(r"arena-bot-([0-9]+)")  # a bot's groups, named after its uid
 
 # Writes its own pid into each cgroup.procs given, then execs the command that follows "--".
 _JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"'
@@ -101,67 +94,50 @@ def available() -> str | None:
     return None
 
 
-def make(uid: int, memory_bytes: int, processes: int) -> BotGroup:
-    """The groups of the bot running as ``uid``, with its limits set (made or taken over).
+def make(uid: int, memory_bytes: int, processes: int, cpus: set[int] | None = None) -> BotGroup:
+    """The groups of the bot running as ``uid``, with its limits set (made, or taken over from a
+    referee that died), kept to ``cpus`` where given and the ``cpuset`` hierarchy is writable.
     Raises OSError if the kernel refuses."""
-    return _make(f"arena-bot-{uid}", memory_bytes, processes, take_over=True)
-
-
-def make_unowned(memory_bytes: int, processes: int) -> BotGroup:
-    """New groups for a bot without a uid of its own, named ``arena-bot-r{pid}-{n}`` after this
-    process, so that :func:`unowned_groups` knows them for stale once it has died (a name left by
-    an earlier process of the same pid is skipped, never shared).  Raises OSError if the kernel
-    refuses."""
-    for _ in range(1000):  # (a hierarchy mounted twice, say cpu with memory, would refuse every name)
-        try:
-            return _make(f"arena-bot-r{os.getpid()}-{next(_counter)}", memory_bytes, processes,
-                         take_over=False)
-        except FileExistsError:
-            continue
-    raise OSError(f"no free cgroup name arena-bot-r{os.getpid()}-N under {ROOT}")
-
-
-def _make(name: str, memory_bytes: int, processes: int, *, take_over: bool) -> BotGroup:
+    name = f"arena-bot-{uid}"
     paths: list[Path] = []
-    try:
-        for controller in CONTROLLERS:
-            path = ROOT / controller / name
-            path.mkdir(exist_ok=take_over)
-            paths.append(path)
-        memory, pids = paths
-        (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
-        reset = memory / "memory.max_usage_in_bytes"
-        if reset.exists():
-            reset.write_text("0")  # the peak of this bot, not of the uid's earlier ones
-        (pids / "pids.max").write_text(str(processes))
-        cpu = ROOT / "cpu"
-        if (cpu / "cpu.shares").is_file() and os.access(cpu, os.W_OK):  # optional: weigh the bot as one
-            path = cpu / name
-            path.mkdir(exist_ok=take_over)
-            paths.append(path)
-            (path / "cpu.shares").write_text(str(CPU_SHARES))
-    except OSError:
-        if not take_over:
-            BotGroup(tuple(paths)).remove()  # new and empty: leave nothing behind
-        raise
+    for controller in CONTROLLERS:
+        path = ROOT / controller / name
+        path.mkdir(exist_ok=True)
+        paths.append(path)
+    memory, pids = paths
+    (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+    reset = memory / "memory.max_usage_in_bytes"
+    if reset.exists():
+        reset.write_text("0")  # the peak of this bot, not of the uid's earlier ones
+    (pids / "pids.max").write_text(str(processes))
+    cpu = ROOT / "cpu"
+    if (cpu / "cpu.shares").is_file() and os.access(cpu, os.W_OK):  # optional: weigh the bot as one
+        path = cpu / name
+        path.mkdir(exist_ok=True)
+        paths.append(path)
+        (path / "cpu.shares").write_text(str(CPU_SHARES))
+    cpuset = ROOT / "cpuset"
+    if cpus and (cpuset / "cpuset.cpus").is_file() and os.access(cpuset, os.W_OK):
+        # A worker keeps its table on one CPU; a bot that asks for another gets EINVAL (under
+        # bwrap the seccomp filter refuses it first).  Memory nodes: all of them, as the parent's.
+        path = cpuset / name
+        path.mkdir(exist_ok=True)
+        paths.append(path)
+        (path / "cpuset.mems").write_text((cpuset / "cpuset.mems").read_text().strip())
+        (path / "cpuset.cpus").write_text(",".join(map(str, sorted(cpus))))
     return BotGroup(tuple(paths))
 
 
-def unowned_groups(alive: Callable[[int], bool]) -> list[BotGroup]:
-    """The groups of bots without a uid whose referee is no longer ``alive`` (judged by the pid
-    in their name; this process's own are never stale), one :class:`BotGroup` per bot."""
-    me = os.getpid()
-    found: dict[str, list[Path]] = {}
-    for controller in (*CONTROLLERS, "cpu"):
+def bot_groups() -> dict[int, BotGroup]:
+    """Every bot's groups on this machine, by the uid they are named after."""
+    found: dict[int, list[Path]] = {}
+    for controller in (*CONTROLLERS, "cpu", "cpuset"):
         try:
-            entries = sorted((ROOT / controller).glob("arena-bot-r*"))
+            entries = sorted((ROOT / controller).glob("arena-bot-*"))
         except OSError:
             continue
         for path in entries:
-            match = _UNOWNED.fullmatch(path.name)
-            if match is None or not path.is_dir():
-                continue
-            owner = int(match.group(1))
-            if owner != me and not alive(owner):
-                found.setdefault(path.name, []).append(path)
-    return [BotGroup(tuple(paths)) for _name, paths in sorted(found.items())]
+            match = _NAME.fullmatch(path.name)
+            if match is not None and path.is_dir():
+                found.setdefault(int(match.group(1)), []).append(path)
+    return {uid: BotGroup(tuple(paths)) for uid, paths in sorted(found.items())}

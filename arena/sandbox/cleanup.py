@@ -13,9 +13,9 @@ from arena.sandbox import cgroups
 from arena.sandbox.config import SandboxError
 from arena.sandbox.procs import (
     _all_procs,
-    _is_alive,
     _kill_group_until_gone,
     _kill_uid_until_gone,
+    alive_since,
 )
 from arena.sandbox.uids import UID_RANGE, _lock_dir, _try_lease
 from arena.sandbox.workdirs import _remove_tree
@@ -58,24 +58,40 @@ def reap_orphans() -> list[int]:
 
 
 def reap_stale_groups() -> list[Path]:
-    """Stop the bots without a uid of referees that died, and remove their cgroups; return the
-    groups removed.
+    """Stop what the bots of referees that died left in their cgroups, and remove the groups;
+    return the groups removed.
 
-    A bot without a uid of its own (see the module's docstring) cannot be found by uid, and the
-    signal that kills it with its referee does not reach a process that forked away from it; its
-    cgroup, named with its referee's pid, still lists every such process.  Only as root (only
-    root makes such groups); groups whose referee lives are left alone."""
+    A referee killed at the wrong moment can leave a bot's bwrap, which runs as root, waiting in
+    its group (its uid has no process to find it by); the group, named after the uid, still
+    lists it.  Only groups whose uid no live referee leases are touched, and only as root (only
+    root makes them)."""
     if os.geteuid() != 0:
         return []
+    groups = cgroups.bot_groups()
+    if not groups:
+        return []
+    try:
+        directory = _lock_dir()
+    except SandboxError:
+        return []  # leasing a uid will say what is wrong with the directory
     removed = []
-    for group in cgroups.unowned_groups(alive=_is_alive):
-        if group.pids():
-            log.warning("stopping processes of %s left by a referee that died", group.paths[0].name)
-        if not _kill_group_until_gone(group, timeout=1.0):
-            log.error("processes of %s survive SIGKILL; keeping the group", group.paths[0].name)
+    for uid, group in groups.items():
+        try:
+            lease = _try_lease(directory, uid)
+        except OSError:
             continue
-        group.remove()
-        removed += [path for path in group.paths if not path.exists()]
+        if lease is None:
+            continue  # leased: a live referee's bot
+        try:
+            if group.pids():
+                log.warning("stopping processes left in %s by a referee that died", group.paths[0].name)
+            if not _kill_group_until_gone(group, timeout=1.0):
+                log.error("processes of %s survive SIGKILL; keeping the group", group.paths[0].name)
+                continue
+            group.remove()
+            removed += [path for path in group.paths if not path.exists()]
+        finally:
+            lease.release()
     return removed
 
 
@@ -86,13 +102,16 @@ def remove_stale_workdirs() -> list[Path]:
     """Remove the bot working folders whose maker has died (a referee or worker killed with
     ``kill -9``, or by the OOM killer, cannot clean up); return them.
 
-    A folder's name carries the pid of the process that made it.  Only folders of this user's are
-    judged: anyone can make folders in /tmp, and a live bot of another referee could plant one
-    under its own uid and swap it for a link while it is removed.  (A bot uid's folders are
-    removed when the uid is leased again, once none of its processes is left.)  Run after
-    :func:`reap_orphans` and :func:`reap_stale_groups`, so that no stale bot still works in one."""
+    A folder's name carries the pid of the process that made it (a live process of that pid that
+    started after the folder was made is another one).  Folders of this user's are judged by
+    that alone.  A folder that belongs to a bot's uid (a bot without bwrap works in it)
+    is removed only while this process holds that uid's lease and the uid has no process: anyone
+    can make folders in /tmp, and a live bot could plant one under its own uid and swap it for a
+    link while it is removed.  Run after :func:`reap_orphans` and :func:`reap_stale_groups`, so
+    that no stale bot still works in one."""
     me, euid = os.getpid(), os.geteuid()
-    removed = []
+    mine: list[Path] = []
+    bots: dict[int, list[Path]] = {}
     for path in Path(tempfile.gettempdir()).glob("arena-*-w*-*"):
         match = _WORKDIR_OWNER.search(path.name)
         if match is None or int(match.group(1)) == me:
@@ -101,9 +120,30 @@ def remove_stale_workdirs() -> list[Path]:
             info = os.lstat(path)
         except FileNotFoundError:
             continue
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == euid and not _is_alive(int(match.group(1))):
-            _remove_tree(path)
-            removed.append(path)
+        if not stat.S_ISDIR(info.st_mode) or alive_since(int(match.group(1)), info.st_ctime):
+            continue
+        if info.st_uid == euid:
+            mine.append(path)
+        elif euid == 0 and info.st_uid in UID_RANGE:
+            bots.setdefault(info.st_uid, []).append(path)
+    for path in mine:
+        _remove_tree(path)
+    removed = list(mine)
+    if bots:
+        try:
+            directory = _lock_dir()
+        except SandboxError:
+            return removed
+        for uid, paths in sorted(bots.items()):
+            lease = _try_lease(directory, uid)
+            if lease is None:
+                continue  # a live referee's bot: its folders are its referee's to remove
+            try:
+                if any(uid in p.uids for p in _all_procs()):
+                    continue  # a stale bot still runs: reap_orphans stops it, a later sweep takes these
+                for path in paths:
+                    _remove_tree(path)
+                    removed.append(path)
+            finally:
+                lease.release()
     return removed
-
-

@@ -23,7 +23,8 @@ class Resources:
     file_size_mb: int = 16  # RLIMIT_FSIZE
     open_files: int = 256  # RLIMIT_NOFILE
     stderr_bytes: int = 64 * 1024  # tail of stderr kept in memory
-    tmp_mb: int = 64  # size of the private /tmp and of the working directory, each (bwrap only)
+    tmp_mb: int = 64  # size of the private /tmp and of the working directory, each (bwrap, or as root)
+    tmp_files: int = 16384  # files and folders in each of them (as root): a tmpfs has no other bound
 
 
 class Mode(StrEnum):

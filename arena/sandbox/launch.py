@@ -1,9 +1,11 @@
-"""Starting a bot: the command line of its sandbox (bubblewrap, a uid of its own, rlimits, cgroups, seccomp)."""
+"""Starting a bot: the plan of its sandbox's command line (bubblewrap, a uid of its own, rlimits,
+cgroups, seccomp, its mounts, its guard), then one ``Popen``."""
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import logging
 import os
 import re
@@ -13,9 +15,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.sandbox import cgroups, seccomp
+from arena.sandbox import cgroups, lifeline, mountns, seccomp
 from arena.sandbox.config import (
     _MB,
     SAFE_PATH,
@@ -26,7 +29,7 @@ from arena.sandbox.config import (
     _first_time,
 )
 from arena.sandbox.process import BotProcess
-from arena.sandbox.uids import _lease_uid
+from arena.sandbox.uids import _UidLease, _lease_uid
 from arena.sandbox.workdirs import _remove_tree, _workdirs
 
 log = logging.getLogger("arena.sandbox")
@@ -59,6 +62,9 @@ _ETC_FILES = (
     "/etc/hosts",
     "/etc/ssl/openssl.cnf",  # Node.js refuses to start without it
 )
+
+
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
 def _bwrap_namespaces() -> list[str]:
@@ -118,6 +124,23 @@ def _python_path() -> str:
     return os.pathsep.join(dict.fromkeys(entries))
 
 
+def _refuse_named_pipes(paths: list[Path]) -> None:
+    """Refuse a FIFO in what a bot may read: any number of processes may open one, on a
+    read-only mount too, so one shipped in a bot's folder (say, its ``node_modules``) would let
+    every copy of that bot talk to every other.  (The system's own folders are not searched:
+    they are the machine's, not a bot author's.)"""
+    for top in paths:
+        found = [top] if stat.S_ISFIFO(os.lstat(top).st_mode) else []
+        if not found and top.is_dir() and not top.is_symlink():
+            for folder, _dirs, files in os.walk(top):
+                found += [Path(folder, f) for f in files if stat.S_ISFIFO(os.lstat(Path(folder, f)).st_mode)]
+                if found:
+                    break
+        if found:
+            raise SandboxError(f"{found[0]} is a named pipe (FIFO): bots that may read it could talk to each "
+                               "other through it; remove it, or do not expose it to bots")
+
+
 def _resolve_executable(program: str) -> Path:
     found = program if "/" in program else shutil.which(program, path=SAFE_PATH)
     if found is None or not os.access(found, os.X_OK):
@@ -161,9 +184,13 @@ def _choose_bwrap(mode: Mode) -> bool:
         )
     _warn_once(
         "no-bwrap",
-        "bubblewrap (bwrap) is not available: bots run WITHOUT filesystem, network and pid "
-        "isolation (they can read your files and open connections); only rlimits, a process "
-        "group and, as root, a uid of their own remain. Install it: apt-get install bubblewrap",
+        "bubblewrap (bwrap) is not available: bots run WITHOUT filesystem and pid isolation (they "
+        "can read your files"
+        + (", and open connections" if os.geteuid() != 0 else "")
+        + "); only rlimits, a process group and, "
+        + ("as root, a uid of their own and private temporary folders" if os.geteuid() == 0 else
+           "as a root referee, a uid of their own")
+        + " remain. Install it: apt-get install bubblewrap",
     )
     return False
 
@@ -208,7 +235,7 @@ def _setpriv_command(uid: int | None, *, pdeathsig: bool) -> list[str]:
 
 def _bwrap_command(
     *, ro: list[Path], workdir: Path, env: dict[str, str], limits: Resources,
-    seccomp_fd: int | None = None,
+    seccomp_fd: int | None = None, tmp_source: Path | None = None, home_source: Path | None = None,
 ) -> list[str]:
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
@@ -225,15 +252,23 @@ def _bwrap_command(
         if parent != "/etc" and os.path.exists(f):
             cmd += ["--perms", "0755", "--dir", parent]  # bwrap would make it 0700
         cmd += ["--ro-bind-try", f, f]
-    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    # No /proc: its global files (free memory, load, every file lock on the machine, ...) are
+    # channels between bots, and its mount table names the host's paths.  A /dev of a few
+    # devices: no pseudo-terminals (their number is shared by every sandbox) and no /dev/shm.
+    cmd += ["--perms", "0755", "--dir", "/dev"]
+    for device in _DEVICES:
+        cmd += ["--dev-bind", device, device]
     # The bot's only writable space: /tmp and its working directory, each a tmpfs of tmp_mb, so
     # that no number of files can fill the host's disk.  What it sees of the host is read-only,
     # its socket's folder included (a socket needs no writable mount).
-    cmd += ["--perms", "01777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp"]
+    if tmp_source is None:
+        cmd += ["--perms", "01777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp"]
+    else:
+        cmd += ["--bind", str(tmp_source), "/tmp"]  # made with a bound on its files too
     # Trees that hold the host's directories (parents inside them exist), and empty
     # directories made so far (their children do not).
-    host_trees = [Path(d) for d in ("/usr", "/proc", "/dev", *_SYSTEM_TOP)]
-    made = {Path("/"), Path("/tmp"), Path("/etc")}
+    host_trees = [Path(d) for d in ("/usr", *_SYSTEM_TOP)]
+    made = {Path("/"), Path("/tmp"), Path("/etc"), Path("/dev")}
     # Parents first, so a child bind lands on top of its parent's.
     for path in sorted(set(ro), key=lambda p: (len(p.parts), str(p))):
         for parent in reversed(path.parents):
@@ -246,13 +281,69 @@ def _bwrap_command(
         cmd += ["--ro-bind", str(path), str(path)]
         if path.is_dir():
             host_trees.append(path)
-    cmd += ["--perms", "0777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", str(workdir)]
+    if home_source is None:
+        cmd += ["--perms", "0777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", str(workdir)]
+    else:
+        cmd += ["--bind", str(home_source), str(workdir)]
     cmd += ["--chdir", str(workdir), "--clearenv"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     if seccomp_fd is not None:
         cmd += ["--seccomp", str(seccomp_fd)]
     return [*cmd, "--"]
+
+
+@dataclass(slots=True)
+class _Taken:
+    """What starting a bot took for it (a uid, a working folder, cgroups, descriptors): handed to
+    its :class:`BotProcess` when it starts, given back when it does not."""
+
+    lease: _UidLease | None = None
+    workdir: Path | None = None
+    group: cgroups.BotGroup | None = None
+    lifeline: int | None = None  # the write end of the bot's lifeline (see arena.sandbox.lifeline)
+    fds: list[int] = field(default_factory=list)  # the child's copies are its own: ours close after Popen
+
+    def close_fds(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds.clear()
+
+    def release(self) -> None:
+        """Give everything back: the bot did not start."""
+        self.close_fds()
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
+        if self.workdir is not None:
+            _remove_tree(self.workdir)
+        if self.group is not None:
+            self.group.remove()
+        if self.lease is not None:
+            self.lease.release()
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchPlan:
+    """How one bot is started, layer by layer from the outside in: each part is a command that
+    sets one layer up and then runs the rest (``exec``), so the bot ends up as the one process
+    ``Popen`` started (or, under bwrap, its sandbox's)."""
+
+    join: tuple[str, ...]  # joins the bot's cgroups
+    mounts: tuple[str, ...]  # a mount namespace of the bot's own, its tmpfs made there (as root)
+    sandbox: tuple[str, ...]  # bwrap and its arguments, up to ``--``; empty without it
+    limits: tuple[str, ...]  # rlimits, scheduling class, uid
+    guard: tuple[str, ...]  # kills the bot if the referee dies (arena.sandbox.lifeline)
+    program: tuple[str, ...]  # the bot's own command line
+    cwd: str
+    env: dict[str, str]
+    stdin: int  # the lifeline's read end, for the guard
+    pass_fds: tuple[int, ...]
+    sandboxed: bool  # under bwrap
+
+    def command(self) -> list[str]:
+        """The whole command line."""
+        return [*self.join, *self.mounts, *self.sandbox, *self.limits, *self.guard, *self.program]
 
 
 def start_bot(
@@ -271,6 +362,43 @@ def start_bot(
     /root is refused to other uids); they then get a PYTHONPATH with this environment's
     site-packages and the arena/protocol packages, unless ``env`` sets one.
     """
+    taken = _Taken()
+    try:
+        plan = plan_launch(argv, expose=expose, endpoint_dir=endpoint_dir, mode=mode, limits=limits,
+                           env=env, name=name, taken=taken)
+        popen = subprocess.Popen(
+            plan.command(),
+            stdin=plan.stdin,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=plan.cwd,
+            env=plan.env,
+            start_new_session=True,
+            pass_fds=plan.pass_fds,
+        )
+    except BaseException:
+        taken.release()
+        raise
+    finally:
+        taken.close_fds()  # e.g. the seccomp filter: bwrap has its own copy, read before the bot runs
+    assert taken.workdir is not None
+    return BotProcess(popen, lease=taken.lease, sandboxed=plan.sandboxed, workdir=taken.workdir, limits=limits,
+                      name=name, group=taken.group, lifeline=taken.lifeline)
+
+
+def plan_launch(
+    argv: list[str],
+    *,
+    expose: list[Path],
+    endpoint_dir: Path,
+    mode: Mode,
+    limits: Resources,
+    env: dict[str, str] | None,
+    name: str,
+    taken: _Taken,
+) -> LaunchPlan:
+    """The plan that starts argv as :func:`start_bot` describes; what it takes for the bot (a
+    uid, a folder, cgroups, descriptors) goes into ``taken``, to be given back if it fails."""
     if not argv:
         raise SandboxError("empty bot command")
     use_bwrap = _choose_bwrap(mode)
@@ -279,101 +407,175 @@ def start_bot(
     for p in expose:
         if not p.exists():
             raise SandboxError(f"exposed path does not exist: {p}")
+    if use_bwrap:
+        _refuse_named_pipes(expose)
     endpoint_dir = Path(os.path.abspath(endpoint_dir))
     endpoint_dir.mkdir(parents=True, exist_ok=True)
 
     python_path = _python_path() if _same_file(executable, Path(sys.executable)) else None
-    run_as_root = os.geteuid() == 0
-    if run_as_root and not use_bwrap:
-        # Outside bwrap the bot's uid must be able to reach its files on the real filesystem.
-        needed = [executable, *expose]
-        if python_path and not (env and "PYTHONPATH" in env):
-            needed += [Path(p) for p in python_path.split(os.pathsep)]
+    if env and "PYTHONPATH" in env:
+        python_path = None
+    root = os.geteuid() == 0
+    # Without bwrap a root referee still runs the bot under a uid of its own: in a mount
+    # namespace where its files are reachable (arena.sandbox.mountns), else only where they are.
+    private_mounts = root and not use_bwrap and _mounts_work("namespace")
+    if root and not use_bwrap and not private_mounts:
+        needed = [executable, *expose, *(Path(p) for p in (python_path or "").split(os.pathsep) if p)]
         blocked = [p for p in needed if not _other_can_reach(p)]
         if not _other_can_reach(endpoint_dir, read=False):  # the bot must reach its socket there
             blocked.append(endpoint_dir)
         if blocked:
-            _warn_once(
-                "no-uid",
-                f"{blocked[0]} cannot be reached by an unprivileged uid (a parent directory "
-                "such as /root is mode 0700): bots run as root, so the process limit binds only "
-                "through a cgroup (where the machine offers one) and bots can read each other's "
-                "files. Use bwrap, or put the interpreter and bots in world-readable directories",
-            )
-            run_as_root = False
-    lease = _lease_uid() if run_as_root else None
-    uid = lease.uid if lease else None
-    workdir: Path | None = None
-    group: cgroups.BotGroup | None = None
-    filter_fd: int | None = None
-    try:
-        workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
-        _workdirs[workdir] = os.getpid()
-        _own(workdir, uid)
-        # The folder stays the referee's, searchable but not writable by the bot: a bot that
-        # could write there (a real folder on the host's disk, outside its tmpfs) could fill
-        # the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out.
-        os.chmod(endpoint_dir, 0o711)
-        for entry in endpoint_dir.iterdir():
-            if entry.is_socket():
-                _own(entry, uid, mode=0o600)
+            raise SandboxError(
+                f"{blocked[0]} cannot be reached by an unprivileged uid (a folder on its way, such as /root, "
+                "is closed to other users) and bots never run as root: install bubblewrap (apt-get install "
+                "bubblewrap), or put the interpreter and the bots in folders other users can enter")
+    taken.lease = _lease_uid() if root else None
+    uid = taken.lease.uid if taken.lease else None
 
-        bot_env = {
-            "PATH": SAFE_PATH,
-            "HOME": str(workdir),
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-        }
-        if python_path:
-            bot_env["PYTHONPATH"] = python_path
-        bot_env |= env or {}
+    workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
+    taken.workdir = workdir
+    _workdirs[workdir] = os.getpid()
+    # Where the bot's working folder is a tmpfs of its own (bwrap, or the private mounts), this
+    # one on the host's disk is only where it is mounted, and stays the referee's: swept by the
+    # pid in its name if the referee is killed.  Else it is the bot's own.
+    host_folder_is_bots = not use_bwrap and not private_mounts
+    _own(workdir, uid if host_folder_is_bots else None)
+    # The folder stays the referee's, searchable but not writable by the bot: a bot that
+    # could write there (a real folder on the host's disk, outside its tmpfs) could fill
+    # the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out.
+    os.chmod(endpoint_dir, 0o711)
+    for entry in endpoint_dir.iterdir():
+        if entry.is_socket():
+            _own(entry, uid, mode=0o600)
 
-        join: list[str] = []
-        if os.geteuid() == 0:  # with or without a uid of its own: cgroups are made only as root
-            group = _bot_group(uid, limits)
-            if group is not None:
-                join = group.join_command()
+    bot_env = {
+        "PATH": SAFE_PATH,
+        "HOME": str(workdir),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if python_path:
+        bot_env["PYTHONPATH"] = python_path
+    bot_env |= env or {}
 
-        inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
-        if use_bwrap:
-            filter_fd = _seccomp_fd()
-            ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
-            ro += [Path(os.path.realpath(executable))]
-            prefix = _bwrap_command(
-                ro=[p for p in ro if p.exists()] + [endpoint_dir],
-                workdir=workdir,
-                env=bot_env,
-                limits=limits,
-                seccomp_fd=filter_fd,
-            )
-            cwd = "/"
-        else:
-            prefix, cwd = [], str(workdir)
-        popen = subprocess.Popen(
-            [*join, *prefix, *inner, str(executable), *argv[1:]],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=bot_env,
-            start_new_session=True,
-            pass_fds=() if filter_fd is None else (filter_fd,),
-        )
-    except BaseException:
-        if workdir is not None:
-            _remove_tree(workdir)
-        if group is not None:
-            group.remove()
-        if lease is not None:
-            lease.release()
-        raise
-    finally:
-        if filter_fd is not None:
-            os.close(filter_fd)  # bwrap has its own copy, read before the bot runs
-    return BotProcess(
-        popen, lease=lease, sandboxed=use_bwrap, workdir=workdir, limits=limits, name=name, group=group
+    join: list[str] = []
+    if root:  # cgroups are made only as root
+        taken.group = _bot_group(uid, limits)
+        if taken.group is not None:
+            join = taken.group.join_command()
+
+    read_end, taken.lifeline = lifeline.open_lifeline()
+    taken.fds.append(read_end)
+    guard = lifeline.guard_command(uid=uid, in_pid_namespace=use_bwrap)
+    inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
+    program = (str(executable), *argv[1:])
+    if not use_bwrap:
+        mounts: list[str] = []
+        if private_mounts:
+            assert uid is not None
+            needed = [str(executable), _interpreter_tree(executable), *map(str, expose), endpoint_dir.as_posix()]
+            needed += [p for p in (python_path or "").split(os.pathsep) if p and os.path.exists(p)]
+            ops = mountns.plan(needed, home=str(workdir), tmp_options=_tmpfs_options(limits, 0o1777),
+                               home_options=_tmpfs_options(limits, 0o700, uid), blocked=_first_blocked)
+            mounts = [os.path.realpath(sys.executable), "-I", "-S", mountns.__file__, json.dumps(ops), "--"]
+        return LaunchPlan(join=tuple(join), mounts=tuple(mounts), sandbox=(), guard=tuple(guard),
+                          limits=tuple(inner), program=program, cwd=str(workdir), env=bot_env,
+                          stdin=read_end, pass_fds=(), sandboxed=False)
+    filter_fd = _seccomp_fd()
+    if filter_fd is not None:
+        taken.fds.append(filter_fd)
+    ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
+    ro += [Path(os.path.realpath(executable))]
+    # As root, the bot's /tmp and working folder are made with a bound on their files (bwrap can
+    # bound only their size) in a mount namespace of their own, and bwrap binds them in.
+    tmpfs: list[tuple[str, Path]] = []
+    if root and _mounts_work("tmpfs"):
+        tmpfs = [(_tmpfs_options(limits, 0o1777), workdir / "tmp"), (_tmpfs_options(limits, 0o700, uid), workdir / "home")]
+        for _options, folder in tmpfs:
+            folder.mkdir(mode=0o700)
+    elif _first_time("no-inode-bound"):
+        log.warning("bots' tmpfs have no bound on their number of files (only a root referee can set one): "
+                    "a bot may hold kernel memory with empty files up to its memory limit")
+    prefix = _bwrap_command(
+        ro=[p for p in ro if p.exists()] + [endpoint_dir],
+        workdir=workdir,
+        env=bot_env,
+        limits=limits,
+        seccomp_fd=filter_fd,
+        tmp_source=tmpfs[0][1] if tmpfs else None,
+        home_source=tmpfs[1][1] if tmpfs else None,
     )
+    return LaunchPlan(join=tuple(join), mounts=tuple(_tmpfs_command(tmpfs)), sandbox=tuple(prefix),
+                      guard=tuple(guard), limits=tuple(inner), program=program, cwd="/", env=bot_env,
+                      stdin=read_end, pass_fds=() if filter_fd is None else (filter_fd,), sandboxed=True)
+
+
+# $1: mount(8).  Mounts each tmpfs given (options, then folder) in the mount namespace that
+# unshare made, then runs the command after "--".
+_TMPFS = ('mount=$1; shift; while [ "$1" != -- ]; do "$mount" -n -c -t tmpfs -o "$1" arena "$2" || exit 126; '
+          'shift 2; done; shift; exec "$@"')
+
+
+def _tmpfs_command(mounts: list[tuple[str, Path]]) -> list[str]:
+    """A prefix that runs the command after it in a mount namespace of its own, with these tmpfs
+    mounted there; gone with the bot's last process."""
+    if not mounts:
+        return []
+    unshare, mount = (shutil.which(tool, path=SAFE_PATH + ":/usr/sbin:/sbin") for tool in ("unshare", "mount"))
+    assert unshare is not None and mount is not None  # (_mounts_work found them)
+    pairs = [arg for options, folder in mounts for arg in (options, str(folder))]
+    return [unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _TMPFS, "arena-tmpfs", mount, *pairs,
+            "--"]
+
+
+def _tmpfs_options(limits: Resources, mode: int, uid: int | None = None) -> str:
+    """A tmpfs of ``tmp_mb`` and ``tmp_files``, mode ``mode``, owned by ``uid`` if given."""
+    options = f"size={limits.tmp_mb * _MB},nr_inodes={limits.tmp_files},mode={mode:o}"
+    return options if uid is None else f"{options},uid={uid},gid={uid}"
+
+
+@functools.cache
+def _mounts_work(kind: str) -> bool:
+    """True if this machine lets a root referee make the bot's mounts: ``"tmpfs"`` (unshare and
+    mount, for bwrap's /tmp and working folder) or ``"namespace"`` (the private mounts of a bot
+    without bwrap, arena.sandbox.mountns).  Probed once; a container without the right to make
+    namespaces says no."""
+    folder = tempfile.mkdtemp(prefix="arena-probe-")
+    try:
+        if kind == "tmpfs":
+            command = _tmpfs_command([("size=1m,nr_inodes=16", Path(folder))]) if all(
+                shutil.which(tool, path=SAFE_PATH + ":/usr/sbin:/sbin") for tool in ("unshare", "mount")) else []
+            if not command:
+                return False
+            command.append("/bin/true")
+        else:
+            ops = [["tmpfs", folder, "size=1m,nr_inodes=16"]]
+            command = [os.path.realpath(sys.executable), "-I", "-S", mountns.__file__, json.dumps(ops), "--", "/bin/true"]
+        done = subprocess.run(command, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        os.rmdir(folder)
+    if done.returncode != 0:
+        log.info("a bot's %s mounts cannot be made here: %s", kind, done.stderr.decode(errors="replace").strip())
+    return done.returncode == 0
+
+
+def _interpreter_tree(executable: Path) -> str:
+    """What a bot's program needs of its own folder: the whole installation of this Python (its
+    standard library and libpython sit beside it), else the program's file."""
+    if _same_file(executable, Path(sys.executable)):
+        return os.path.realpath(sys.base_prefix)
+    return os.path.realpath(executable)
+
+
+def _first_blocked(path: str) -> str | None:
+    """The topmost folder on the way to path that other users cannot enter (``/root``), if any."""
+    for parent in reversed(Path(os.path.abspath(path)).parents):
+        if not os.stat(parent).st_mode & stat.S_IXOTH:
+            return str(parent)
+    return None
 
 
 def _seccomp_fd() -> int | None:
@@ -389,22 +591,18 @@ def _seccomp_fd() -> int | None:
 
 def _bot_group(uid: int | None, limits: Resources) -> cgroups.BotGroup | None:
     """The bot's cgroup (its memory and processes bounded as a whole), or None with a warning
-    once when this machine does not offer one.
-
-    A bot without a uid (``None``) gets new groups named after this referee: it runs as root,
-    so they are what bounds its processes as a whole, and what lets ``stop()`` find those that
-    left its process group."""
+    once when this machine does not offer one (or the bot has no uid to name it by: a referee
+    that is not root makes none)."""
     why = cgroups.available()
-    if why is None:
+    if why is None and uid is not None:
         try:
-            if uid is None:
-                return cgroups.make_unowned(limits.memory_mb * _MB, limits.processes)
-            return cgroups.make(uid, limits.memory_mb * _MB, limits.processes)
+            # The CPUs of the thread that starts it: a worker's one CPU, when it keeps to one.
+            return cgroups.make(uid, limits.memory_mb * _MB, limits.processes, cpus=os.sched_getaffinity(0))
         except OSError as exc:
             why = f"the kernel refused a cgroup ({exc})"
     if _first_time("cgroups"):  # once per process, in the log: the sandbox itself still holds
         log.warning("no cgroup per bot: %s; each bot process is bounded on its own (%d MB), "
-                    "not the bot as a whole", why, limits.memory_mb)
+                    "not the bot as a whole", why or "the bot has no uid of its own", limits.memory_mb)
     return None
 
 

@@ -12,7 +12,7 @@ import time
 import weakref
 from pathlib import Path
 
-from arena.sandbox import cgroups
+from arena.sandbox import cgroups, lifeline
 from arena.sandbox.config import Resources
 from arena.sandbox.procs import (
     _KILL_TIMEOUT,
@@ -50,9 +50,11 @@ class BotProcess:
         limits: Resources,
         name: str,
         group: cgroups.BotGroup | None = None,
+        lifeline: int | None = None,
     ) -> None:
         self.pid = popen.pid
-        self.group = group  # its cgroups, when the machine offers them (as root, with or without a uid)
+        self._lifeline = lifeline  # the write end of its lifeline: the bot dies if it closes unannounced
+        self.group = group  # its cgroups, when the machine offers them (as root: named after its uid)
         self.uid = lease.uid if lease else None
         self.sandboxed = sandboxed
         self.workdir = workdir
@@ -130,8 +132,8 @@ class BotProcess:
 
         When this returns, no process of the bot exists (unless the kernel refused to kill one,
         which is logged and keeps the uid leased so no other bot gets it).  Processes that left
-        the process group are found by the bot's uid, or, for a bot without one, by its cgroup;
-        only a bot with neither (a referee that is not root, or no cgroups) can leave them.
+        the process group are found by the bot's uid (and its cgroup); only a bot without one (a
+        referee that is not root, and no bwrap) can leave them.
         """
         with self._stop_lock:
             if not self._stopped:
@@ -151,9 +153,7 @@ class BotProcess:
             targets = [p.pid for p in procs if p.comm != "bwrap"]
         else:
             _killpg(self.pid, signal.SIGTERM)
-            # Without a uid, the cgroup also lists what left the process tree (double fork).
-            found = {p.pid for p in procs} | (self.group.pids() if self.group is not None else set())
-            targets = [pid for pid in sorted(found) if _pgid(pid) not in (self.pid, None)]
+            targets = [p.pid for p in procs if _pgid(p.pid) not in (self.pid, None)]
         for pid in targets:
             _kill(pid, signal.SIGTERM)
 
@@ -168,16 +168,10 @@ class BotProcess:
             _kill(p.pid, signal.SIGKILL)
         if self.uid is not None:
             _kill_as_uid(self.uid, signal.SIGKILL)
-        elif self.group is not None:
-            for pid in self.group.pids():  # what left the process group, as a bot without a uid
-                _kill(pid, signal.SIGKILL)
         return [p.pid for p in procs]
 
     def _terminate(self, grace: float) -> None:
-        if self.uid is not None:
-            leftovers = bool(_live_pids_of_uid(self.uid))
-        else:
-            leftovers = self.group is not None and any(_is_alive(pid) for pid in self.group.pids())
+        leftovers = self.uid is not None and bool(_live_pids_of_uid(self.uid))
         running = self._popen.poll() is None or leftovers
         if running and grace > 0:
             self._terminate_gently()
@@ -191,19 +185,21 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             log.error("bot %s (pid %d) ignored SIGKILL", self.name, self.pid)
         if self.uid is not None:
-            # Catches processes that left the process group (setsid, double fork).
-            if not _kill_uid_until_gone(self.uid):
+            # Catches processes that left the process group (setsid, double fork); the cgroup
+            # also lists what of the bot runs as root (its guard, a bwrap).
+            if not _kill_uid_until_gone(self.uid) or (
+                    self.group is not None and not _kill_group_until_gone(self.group)):
                 log.error("processes of uid %d survive SIGKILL; keeping it leased", self.uid)
                 self._lease = None  # leak the flock: never hand this uid to another bot
         else:
-            # Without a uid, the cgroup (if any) lists processes that left the process group.
-            if self.group is not None and not _kill_group_until_gone(self.group):
-                log.error("processes of bot %s survive SIGKILL in %s", self.name, self.group.paths[0])
             deadline = time.monotonic() + _KILL_TIMEOUT
             while any(_is_alive(pid) for pid in tracked) and time.monotonic() < deadline:
                 time.sleep(0.005)
 
     def _cleanup(self) -> None:
+        if self._lifeline is not None:
+            lifeline.all_clear(self._lifeline)  # its processes are gone: its guard may leave quietly
+            self._lifeline = None
         self._stopped = True
         _running.discard(self)
         self._reader.join(timeout=2.0)
@@ -211,8 +207,8 @@ class BotProcess:
             self._popen.stderr.close()
         _remove_tree(self.workdir)
         # Empty once the bot's processes are gone; a uid kept leased (survivors) keeps its group,
-        # and a group that still holds a process stays, for reap_stale_groups once we are gone.
-        if self.group is not None and (self.uid is None or self._lease is not None):
+        # for reap_stale_groups once we are gone.
+        if self.group is not None and self._lease is not None:
             self.group.remove()
         if self._lease is not None:
             self._lease.release()

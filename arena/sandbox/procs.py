@@ -82,6 +82,27 @@ def _is_alive(pid: int) -> bool:
     return p is not None and not p.zombie
 
 
+def started_at(pid: int) -> float | None:
+    """When process pid started (seconds since the epoch), or None if there is none."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    ticks = int(text.rsplit(")", 1)[1].split()[19])  # field 22: the start, in ticks after boot
+    booted = time.time() - time.clock_gettime(time.CLOCK_BOOTTIME)
+    return booted + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def alive_since(pid: int, made: float) -> bool:
+    """True if a live process pid started no later than ``made`` (a file's ctime): the process
+    that made a file named with its pid, not a later one given the same pid (pids wrap around
+    fast on a busy machine: 32768 by default)."""
+    if not _is_alive(pid):
+        return False
+    start = started_at(pid)
+    return start is not None and start <= made + 0.05  # (a tick is 10 ms; clocks are read apart)
+
+
 def _kill(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)

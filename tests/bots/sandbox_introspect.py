@@ -22,6 +22,38 @@ if len(sys.argv) > 1:
         socket_dir_writable = True
     except OSError:
         socket_dir_writable = False
+
+
+def visible_pids() -> int:
+    """How many processes this bot could signal or see (without /proc: by asking kill())."""
+    seen = 0
+    for pid in range(1, 1 << 16):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        except PermissionError:
+            pass
+        seen += 1
+    return seen
+
+
+def listing(folder: str) -> list[str] | str:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def readable(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+        return "read"
+    except OSError as exc:
+        return type(exc).__name__
+
+
 report = {
     "socket_dir_writable": socket_dir_writable,
     "env": dict(os.environ),
@@ -30,6 +62,11 @@ report = {
     "cwd_uid": st.st_uid,
     "uid": os.getuid(),
     "writable": writable,
-    "visible_pids": sum(name.isdigit() for name in os.listdir("/proc")),
+    "visible_pids": visible_pids(),
+    "proc": os.path.exists("/proc/self"),
+    "dev": sorted(os.listdir("/dev")),
+    "tmp": listing("/tmp"),
+    "root": listing("/root"),
+    "shadow": readable("/etc/shadow"),
 }
 print(json.dumps(report), file=sys.stderr, flush=True)
