@@ -26,6 +26,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from protocol import codec
 from protocol.faults import Fault, FaultKind, ProtocolFault
+from protocol.text import describe
 
 __all__ = [
     "BOT_MESSAGES",
@@ -428,7 +429,7 @@ def _check(node: Mapping[str, Any], value: Any, path: str, root: Mapping[str, An
             if key in properties:
                 _check(properties[key], item, f"{path}.{key}", root)
             elif extra is False:
-                raise ValueError(f"{path} must not contain {key!r}")
+                raise ValueError(f"{path} must not contain {describe(key)}")
             elif isinstance(extra, dict):
                 _check(extra, item, f"{path}.{key}", root)
 
@@ -479,7 +480,7 @@ def validate(msg: Any, allowed: Iterable[str] = MESSAGE_TYPES, *, use_fastjsonsc
     kind = msg.get("type")
     if kind not in allowed or not isinstance(kind, str):
         expected = ", ".join(allowed)
-        raise ProtocolFault(FaultKind.SCHEMA, f"unexpected message type {kind!r} (expected {expected})")
+        raise ProtocolFault(FaultKind.SCHEMA, f"unexpected message type {describe(kind)} (expected {expected})")
     try:
         _validators(use_fastjsonschema)[kind](msg)
     except ValueError as exc:
@@ -565,7 +566,7 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
     if msg["protocol"] != PROTOCOL_VERSION:
         raise ProtocolFault(
             FaultKind.PROTOCOL_VERSION,
-            f"the bot speaks protocol {msg['protocol']}, this referee speaks protocol {PROTOCOL_VERSION}",
+            f"the bot speaks protocol {describe(msg['protocol'])}, this referee speaks protocol {PROTOCOL_VERSION}",
         )
     # JSON Schema's "integer" admits 8.0; the referee counts with ints.
     return Hello(msg["name"], msg.get("version"), int(msg.get("concurrent", 1)), msg.get("batch", False))
@@ -579,7 +580,7 @@ def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequenc
     """
     if msg["id"] != request_id:
         outstanding = "no request is outstanding" if request_id is None else f"the outstanding request is {request_id}"
-        raise ProtocolFault(FaultKind.STALE, f"action for request {msg['id']}, but {outstanding}")
+        raise ProtocolFault(FaultKind.STALE, f"action for request {describe(msg['id'])}, but {outstanding}")
     chosen = msg["action"]
     for candidate in legal:
         if candidate == chosen and same_json(candidate, chosen):
@@ -611,10 +612,6 @@ _SCALARS = frozenset({str, int, float, type(None)})
 
 
 def excerpt(value: Any, limit: int = 200) -> str:
-    """A bot's JSON value, cut to ``limit`` characters, for a fault message.  Never raises: the
-    decoder takes deeper nesting than the encoder, so a deep enough value can not be encoded
-    again (and must not crash the referee that reports it)."""
-    try:
-        return codec.dumps(value).decode()[:limit]
-    except (TypeError, ValueError, RecursionError):
-        return "(a value nested too deeply to show)"
+    """A bot's JSON value, cut to about ``limit`` characters, for a fault message.  Never raises,
+    whatever the value's depth or size (see :func:`protocol.text.describe`)."""
+    return describe(value, limit)

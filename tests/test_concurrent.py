@@ -246,7 +246,7 @@ def test_actions_from_a_bot_that_did_not_offer_batch_are_a_schema_fault() -> Non
     reports, _ = play_lineup(concurrent_zoo("actions", "m2-g0"), matches=12)
     faults = faults_by_game(reports)
     assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "schema")]
-    assert "unexpected message type 'actions'" in faults["m2-g0"][0][2]
+    assert 'unexpected message type "actions"' in faults["m2-g0"][0][2]
     assert [g for g, f in faults.items() if f] == ["m2-g0"]
 
 

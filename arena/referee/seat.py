@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import shutil
 import signal
@@ -27,10 +28,13 @@ from protocol.messages import (
     decode_bot_message,
     same_json,
 )
+from protocol.text import describe
 from protocol.transport import ENDPOINT_ENV, SOCKET_NAME, Channel, bot_endpoint
 
 if TYPE_CHECKING:  # the table holds seats; a seat knows the games it plays only by type
     from arena.referee.table import GameInPlay
+
+log = logging.getLogger("arena.referee")
 
 HANDSHAKE_SLICE_MS = 50  # how often a bot awaited for its hello is checked for having exited
 
@@ -132,7 +136,7 @@ class Seat:
         try:
             if frame is None:
                 raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
-            hello = accept_hello(decode_bot_message(frame, self.config.max_message_size, ("hello",)))
+            hello = _read_hello(frame, self.config.max_message_size, self.spec.name)
         except ProtocolFault as fault:
             # Whatever went wrong, the bot never became ready: a start-up fault, unless it speaks
             # another protocol version (which it must be told as such).
@@ -247,7 +251,21 @@ class Seat:
         An answer that names no pending request (late, a second answer, an invented id) is a
         ``stale`` fault: a bot must not send what was not asked.  An ``actions`` frame (from a
         bot that offered ``batch``) is read answer by answer, up to the first stale one.
+
+        Nothing a bot sends may stop the referee: should reading the frame fail in a way the
+        checks did not foresee (a bug), the frame counts as ``malformed``, charged as above, and
+        the error is logged with its traceback.
         """
+        before = dict(self.pending)
+        try:
+            return self._answers(frame)
+        except Exception:
+            log.exception("reading a frame of %s failed; it counts as malformed", self.spec.name)
+            self.pending = before
+            return [(next(iter(before.values())), ProtocolFault(
+                FaultKind.MALFORMED, "the referee could not read this frame (an error of its own, logged)"))]
+
+    def _answers(self, frame: bytes) -> list[tuple[Pending, Action | ProtocolFault]]:
         # Fast path: well-formed answers to pending requests that name legal actions are valid
         # by construction; anything else goes through the schema, which names the fault.
         if len(frame) <= self.config.max_message_size:
@@ -291,7 +309,7 @@ class Seat:
             if pending is None:
                 ids = ", ".join(map(str, self.pending)) or "none"
                 owed = next(iter(self.pending.values()), oldest)
-                named = f"request {request_id}" if type(request_id) is int else "no request id"
+                named = f"request {describe(request_id)}" if type(request_id) is int else "no request id"
                 out.append((owed, ProtocolFault(
                     FaultKind.STALE, f"action for {named}, but the outstanding "
                                      f"request{'s are' if len(self.pending) > 1 else ' is'} {ids}")))
@@ -316,6 +334,18 @@ class Seat:
                 if candidate == chosen and same_json(candidate, chosen):
                     return pending, candidate
         return None
+
+
+def _read_hello(frame: bytes, max_size: int, name: str) -> messages.Hello:
+    """The bot's hello, or :class:`ProtocolFault`; as for answers (:meth:`Seat.answers`), an
+    error of the referee's own while reading it is a ``malformed`` frame, never a crash."""
+    try:
+        return accept_hello(decode_bot_message(frame, max_size, ("hello",)))
+    except ProtocolFault:
+        raise
+    except Exception:
+        log.exception("reading the hello of %s failed; it counts as malformed", name)
+        raise ProtocolFault(FaultKind.MALFORMED, "the referee could not read this frame (an error of its own, logged)") from None
 
 
 @dataclass(slots=True, eq=False)
