@@ -28,9 +28,11 @@ class FaultKind(StrEnum):
     PROTOCOL_VERSION = "protocol_version"  # the hello names another protocol version
     STALE = "stale"  # an action whose id is not the outstanding request's
     STARTUP = "startup"  # no hello within the start-up limit, or could not start
-    TOO_LARGE = "too_large"  # a message over the size bound
-    DISCONNECTED = "disconnected"  # the connection dropped while the process lived (closed socket, or a frame over libzmq's cut-off)
+    TOO_LARGE = "too_large"  # a message over the size bound (refused from its header, before its body is read)
+    DISCONNECTED = "disconnected"  # the connection dropped while the process lived (it closed its socket)
     DISQUALIFIED = "disqualified"  # several faults in a row: removed from the match
+    MULTIPART = "multipart"  # a message of several ZeroMQ frames (a message is one frame)
+    UNREAD = "unread"  # left more of the referee's messages unread than any bot that plays can
 
 
 @dataclass(frozen=True, slots=True)

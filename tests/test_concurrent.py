@@ -278,11 +278,11 @@ def test_time_the_referee_spends_on_one_bot_is_never_charged_to_another(monkeypa
     drain = table_module.Table.drain
     stalled = []
 
-    def slow_drain(self, seat, channel):
+    def slow_drain(self, seat):
         if seat.index == 1 and self.seats[0].pending and not stalled:
             stalled.append(True)
             time.sleep(2.5)  # the first bot answers after 0.1 s, its deadline is 1 s
-        return drain(self, seat, channel)
+        return drain(self, seat)
 
     monkeypatch.setattr(table_module.Table, "drain", slow_drain)
     reports, _ = play_lineup(concurrent_zoo("slow:100", "none"), matches=2, players=2)

@@ -10,9 +10,6 @@ from protocol.messages import (
     Limits,
 )
 
-CUTOFF_FACTOR = 8
-
-
 DEFAULT_FAULTS_TO_DISQUALIFY = 3  # faulty games in a row that put a bot out of the rest of a match
 
 

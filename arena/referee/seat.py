@@ -1,11 +1,10 @@
-"""One bot process at the table: its sandbox, its socket, its handshake and the requests it owes."""
+"""One bot process at the table: its sandbox, its link, its handshake and the requests it owes."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
-import os
+import select
 import shutil
 import signal
 import tempfile
@@ -14,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import zmq
-
 from arena import sandbox
 from arena.bots.spec import BotSpec
-from arena.referee.config import CUTOFF_FACTOR, RefereeConfig
+from arena.referee.config import RefereeConfig
+from arena.referee.link import BotLink, Links
 from protocol import codec, messages
 from protocol.faults import FaultKind, ProtocolFault
 from protocol.messages import (
@@ -29,7 +27,7 @@ from protocol.messages import (
     same_json,
 )
 from protocol.text import describe
-from protocol.transport import ENDPOINT_ENV, SOCKET_NAME, Channel, bot_endpoint
+from protocol.transport import ENDPOINT_ENV, SOCKET_NAME, bot_endpoint
 
 if TYPE_CHECKING:  # the table holds seats; a seat knows the games it plays only by type
     from arena.referee.table import GameInPlay
@@ -54,14 +52,14 @@ class Seat:
 
     changes = 0  # bumped whenever any seat's socket is made or closed (pollers are then remade)
 
-    def __init__(self, index: int, spec: BotSpec, context: zmq.Context, config: RefereeConfig, workroot: Path) -> None:
+    def __init__(self, index: int, spec: BotSpec, links: Links, config: RefereeConfig, workroot: Path) -> None:
         self.index = index
         self.spec = spec
-        self.context = context
+        self.links = links
         self.config = config
         self.workroot = workroot
         self.proc: sandbox.BotProcess | None = None
-        self.channel: Channel | None = None
+        self.link: BotLink | None = None
         self.endpoint_dir: Path | None = None
         self.ready = False  # handshake done and not stopped since
         self.lingered = False  # once did not exit within 0.5 s of a shutdown, and was killed
@@ -85,17 +83,14 @@ class Seat:
     # -- process lifecycle --------------------------------------------------------------------
 
     def launch(self) -> None:
-        """Bind the private socket and start the bot; faults are kept for :meth:`handshake`."""
+        """Open the private socket and start the bot; faults are kept for :meth:`handshake`."""
         self.ready = False
         self.retiring = False
         self.welcomed = None
         self.startup_fault = None
         self.endpoint_dir = Path(tempfile.mkdtemp(prefix=f"s{self.index}-", dir=self.workroot))
         endpoint = bot_endpoint(self.endpoint_dir)
-        # libzmq cuts a connection off only far above the bound, so that an oversized message
-        # usually arrives and is reported precisely as too_large rather than as a drop.
-        self.channel = Channel.bind(
-            endpoint, max_message_size=CUTOFF_FACTOR * self.config.max_message_size, context=self.context)
+        self.link = self.links.open(self.endpoint_dir / SOCKET_NAME, max_message_size=self.config.max_message_size)
         Seat.changes += 1
         self.starts += 1
         self.launched = time.monotonic()
@@ -115,25 +110,37 @@ class Seat:
             self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"could not start {self.spec.command[0]}: {exc}")
 
     def handshake(self, deadline: float) -> None:
-        """Wait (until ``deadline``, monotonic) for the bot's hello and answer it."""
-        if self.startup_fault is not None or self.channel is None:
+        """Wait (until ``deadline``, monotonic) for the bot's connection and hello, and answer it."""
+        link = self.link
+        if self.startup_fault is not None or link is None:
             return
+        frame: bytes | None = None
+        fault: ProtocolFault | None = None
+        poller = select.poll()
         # Wait in slices, so that a bot that dies before it connects (no dropped connection to
         # see) is noticed at once rather than at the deadline.
         while True:
             remaining = max(0, int((deadline - time.monotonic()) * 1000))
-            frame = self.channel.recv_bytes(min(remaining, HANDSHAKE_SLICE_MS))
-            if frame is not None or remaining <= HANDSHAKE_SLICE_MS or self.channel.dropped:
+            fd = link.fileno()
+            poller.register(fd, select.POLLIN)
+            poller.poll(min(remaining, HANDSHAKE_SLICE_MS))
+            poller.unregister(fd)
+            try:
+                frame = link.handshake()
+            except ProtocolFault as refused:
+                fault = refused
+                break
+            if frame is not None or remaining <= HANDSHAKE_SLICE_MS or link.dropped:
                 break
             if self.proc is not None and self.proc.poll() is not None:
-                frame = self.channel.recv_bytes(0)  # a hello it sent just before exiting still counts
+                try:
+                    frame = link.handshake()  # a hello it sent just before exiting still counts
+                except ProtocolFault as refused:
+                    fault = refused
                 break
-        if self.endpoint_dir is not None:
-            # Its one connection is made: with the socket's name gone nobody can open another
-            # (see Channel; one opened before this is caught by refuse_intruder).
-            with contextlib.suppress(OSError):
-                os.unlink(self.endpoint_dir / SOCKET_NAME)
         try:
+            if fault is not None:
+                raise fault
             if frame is None:
                 raise self._silence_fault(f"while the referee waited up to {self.config.limits.startup_ms} ms for its hello")
             hello = _read_hello(frame, self.config.max_message_size, self.spec.name)
@@ -143,8 +150,8 @@ class Seat:
             self.startup_fault = fault if fault.kind == FaultKind.PROTOCOL_VERSION else ProtocolFault(
                 FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
             if frame is not None:  # it said something: tell it what was wrong, as for any fault
-                self.channel.send(messages.error(fault.kind, fault.fault.message))
-                self.channel.send(messages.shutdown())  # as the protocol promises
+                self.send(messages.error(fault.kind, fault.fault.message))
+                self.send(messages.shutdown())  # as the protocol promises
                 if self.proc is not None:
                     self.proc.wait(0.5)  # a well-behaved bot exits on its own (and says why on stderr)
             # Stop it now (a hung bot must not linger while the others play); keep what it said.
@@ -156,38 +163,29 @@ class Seat:
         self.startup_ms = int((time.monotonic() - self.launched) * 1000)
         self.ready = True
 
-    def refuse_intruder(self) -> None:
-        """A ready bot that opened a second connection (see Channel) is stopped now, with a
-        start-up fault, before the others have finished starting."""
-        if not self.ready or self.channel is None or len(self.channel.watched) < 2:
-            return
-        if self.channel.watched[1].poll(0):
-            self.channel.note_drop()
-        if self.channel.intruded:
-            fault = self._silence_fault("at start-up")
-            self.startup_fault = ProtocolFault(FaultKind.STARTUP, f"{fault.kind.value}: {fault.fault.message}")
-            self.startup_log += self.stop(reason="startup")
+    def send(self, msg: Any) -> bool:
+        """Send one message; ``False`` if the bot can not take it (gone, or not reading)."""
+        return self.link is not None and self.link.send(codec.dumps(msg))
 
     def welcome(self, game: str, names: list[str], variants: list[str]) -> None:
         """Tell the bot about the lineup it plays next: the game, its seat, the names, the variants
         (sent again whenever one of them changes, so that the welcome a bot holds is never stale)."""
-        assert self.channel is not None
-        self.channel.send(messages.welcome(game, self.index, names, variants, self.config.limits))
+        self.send(messages.welcome(game, self.index, names, variants, self.config.limits))
 
     def stop(self, reason: str | None = None) -> str:
         """Stop the bot and every process it started; return the stderr it left unread."""
         text = ""
-        if self.channel is not None and self.ready and reason is None:
-            self.channel.send(messages.shutdown())
+        if self.link is not None and self.ready and reason is None:
+            self.send(messages.shutdown())
         if self.proc is not None:
-            if reason is None and self.proc.wait(0.5) is None and self.ready:
+            if reason is None and self._wait_exit(0.5) is None and self.ready:
                 self.lingered = True  # it did not exit on shutdown: it is killed (arena check says so)
             self.proc.stop(grace=0.2 if reason is None else 0.0)
             text = self.proc.take_stderr()
             self.proc = None
-        if self.channel is not None:
-            self.channel.close()
-            self.channel = None
+        if self.link is not None:
+            self.links.close(self.link)
+            self.link = None
             Seat.changes += 1
         if self.endpoint_dir is not None:
             shutil.rmtree(self.endpoint_dir, ignore_errors=True)
@@ -197,40 +195,58 @@ class Seat:
         self.outbox.clear()
         return text
 
+    def _wait_exit(self, timeout: float) -> int | None:
+        """Wait for the bot to exit, meanwhile giving its socket what is still waiting for it
+        (the shutdown, behind messages it was slow to read)."""
+        assert self.proc is not None
+        link = self.link
+        deadline = time.monotonic() + timeout
+        while link is not None and link.writing and not link.dropped:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self.proc.poll()
+            poller = select.poll()
+            poller.register(link.fileno(), select.POLLOUT)
+            poller.poll(max(1, int(left * 1000)))
+            link.flush()
+        return self.proc.wait(max(0.0, deadline - time.monotonic()))
+
     def take_stderr(self) -> str:
         return self.proc.take_stderr() if self.proc is not None else ""
 
     # -- messages -----------------------------------------------------------------------------
 
     def _silence_fault(self, waited: str) -> ProtocolFault:
-        """Why a bot said nothing: it died, its connection dropped, or it is just slow; or it
-        opened a second connection (see Channel), which is a fault whatever it says."""
-        if self.channel is not None and self.channel.intruded:
-            return ProtocolFault(
-                FaultKind.DISCONNECTED,
-                f"the bot opened a second connection to its socket; one is allowed ({waited})",
-            )
-        if self.proc is not None and self.channel is not None and self.channel.dropped:
+        """Why a bot said nothing: it left its messages unread, it died, its connection dropped,
+        or it is just slow."""
+        link = self.link
+        if link is not None and link.failure is not None:
+            return link.failure
+        if self.proc is not None and link is not None and link.dropped:
             self.proc.wait(0.5)  # a dying process drops its connection a moment before it is reaped
         if self.proc is not None and self.proc.poll() is not None:
             return ProtocolFault(FaultKind.CRASH, f"the bot {_how_it_ended(self.proc.poll(), self.proc.sandboxed)} ({waited})")
-        if self.channel is not None and self.channel.dropped:
+        if link is not None and link.dropped:
             return ProtocolFault(
                 FaultKind.DISCONNECTED,
-                f"the bot's connection dropped while the bot was running: it closed its socket, or sent "
-                f"a message over {CUTOFF_FACTOR * self.config.max_message_size} bytes ({waited})",
-            )
+                f"the bot's connection dropped while the bot was running: it closed its socket ({waited})")
         return ProtocolFault(FaultKind.TIMEOUT, f"the bot said nothing {waited}")
 
     def ask(self, request: dict[str, Any], legal: list[Action], deadline_ms: int) -> Action:
         """One request and its answer, outside any game (the benchmark's single round trip):
         the legal action chosen, or raise :class:`ProtocolFault`."""
-        assert self.channel is not None and not self.pending
-        if not self.channel.send(request):
+        link = self.link
+        assert link is not None and not self.pending
+        if not self.send(request):
             raise self._silence_fault("when the referee sent it a request")
-        frame = self.channel.recv_bytes(deadline_ms)
-        if frame is None:
-            raise self._silence_fault(f"while the referee waited up to {deadline_ms} ms for its answer")
+        deadline = time.monotonic() + deadline_ms / 1000
+        poller = select.poll()
+        poller.register(link.fileno(), select.POLLIN)
+        while (frame := link.recv()) is None:
+            left = deadline - time.monotonic()
+            if left <= 0 or link.dropped:
+                raise self._silence_fault(f"while the referee waited up to {deadline_ms} ms for its answer")
+            poller.poll(max(1, int(left * 1000)))
         self.pending[request["id"]] = Pending(request["id"], None, 0, legal, 0.0, deadline_ms, 0)  # type: ignore[arg-type]
         _, chosen = self.answers(frame)[0]
         self.pending.clear()

@@ -5,14 +5,13 @@ from __future__ import annotations
 import gc
 import logging
 import math
+import select
 import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import zmq
 
 from arena.bots.spec import BotSpec
 from arena.games import Game, GameResult, SeededChance, State
@@ -26,7 +25,7 @@ from arena.referee.seat import Seat, Pending, bot_seed
 from arena.referee.standing import FAULT, standing, step
 from protocol import messages
 from protocol.faults import FaultKind, ProtocolFault
-from protocol.transport import Channel
+from arena.referee.link import LinkFault
 
 if TYPE_CHECKING:  # a session holds tables
     from arena.referee.session import Session
@@ -37,7 +36,8 @@ log = logging.getLogger("arena.referee")
 # Faults after which a bot can not go on: it is dead, stuck, cut off, or its answers can no longer
 # be matched to requests (stale).  It is stopped at once, and forfeits every game it plays.
 FATAL = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.DISCONNECTED, FaultKind.TOO_LARGE,
-                   FaultKind.STALE})
+                   FaultKind.STALE, FaultKind.MULTIPART, FaultKind.UNREAD})
+_READABLE = select.POLLIN | select.POLLHUP | select.POLLERR
 
 
 COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in a collateral fault's message
@@ -120,7 +120,7 @@ class Table:
         self.variants = variants
         self.ended: list[MatchInPlay] = []
         self.limit = self.concurrency()
-        self.pollers: dict[tuple[int, ...], zmq.Poller] = {}
+        self.pollers: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Any, dict[int, Seat]]] = {}
         self.polled = -1  # the value of Seat.changes the pollers were made for
 
     # -- starting games -----------------------------------------------------------------------
@@ -162,10 +162,8 @@ class Table:
             seat.stop(reason="restart")
             seat.launch()
         deadline = time.monotonic() + self.config.limits.startup_ms / 1000
-        for number, seat in enumerate(fresh):
+        for seat in fresh:
             seat.handshake(deadline)
-            for earlier in fresh[:number + 1]:  # a second connection opened since its hello
-                earlier.refuse_intruder()
         self.limit = self.concurrency()
         self.welcome(seats)
 
@@ -202,8 +200,8 @@ class Table:
                 seat.startup_fault = None  # reported once; the bot is started again for the next game
                 log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, record.kind,
                             record.message)
-            elif seat.ready and seat.channel is not None:
-                seat.channel.send(messages.game_start(
+            elif seat.ready and seat.link is not None:
+                seat.send(messages.game_start(
                     g.game_id, index, i, config.to_json(), match.scores, bot_seed(seed, i), run.match_id))
                 g.generation[i] = seat.starts
                 seat.playing.add(g)
@@ -277,11 +275,10 @@ class Table:
             sent = time.monotonic()
             for _, pending in outbox:
                 pending.sent = sent
-            channel = seat.channel
-            if channel is not None and seat.batch and len(outbox) > 1:
-                ok = channel.send(messages.requests(request for request, _ in outbox))
+            if seat.batch and len(outbox) > 1:
+                ok = seat.send(messages.requests(request for request, _ in outbox))
             else:
-                ok = channel is not None and all(channel.send(request) for request, _ in outbox)
+                ok = all(seat.send(request) for request, _ in outbox)
             if not ok and seat.pending:  # no peer: it died or closed its socket
                 # Charged, like any silence, to the oldest request it owes (what it was working on).
                 self.fault(seat, next(iter(seat.pending.values())), seat._silence_fault("when the referee sent it a request"))
@@ -290,14 +287,15 @@ class Table:
         """Wait until an answer comes or a deadline passes; apply every answer that came."""
         waiting = [seat for seat in self.seats if seat.pending]
         due = min(seat.due(p) for seat in waiting for p in seat.pending.values())
-        poller = self._poller(waiting)
-        self.read(dict(poller.poll(max(0, math.ceil((due - time.monotonic()) * 1000)))))
+        poller, owners = self._poller(waiting)
+        self.read(poller.poll(max(0, math.ceil((due - time.monotonic()) * 1000))), owners)
         if time.monotonic() < due:
             return
         # Reading a frame can take the referee a while (a large one, or one it must check answer
         # by answer): an answer that came meanwhile is read before anyone is charged with a
         # timeout, so that one bot's frame can never cost another bot its game.
-        self.read(dict(poller.poll(0)))
+        poller, owners = self._poller([seat for seat in self.seats if seat.pending])
+        self.read(poller.poll(0), owners)
         now = time.monotonic()
         limits = self.config.limits
         for seat in waiting:
@@ -308,23 +306,21 @@ class Table:
                         fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
                     self.fault(seat, p, fault)
 
-    def read(self, ready: dict[Any, int]) -> None:
-        """Apply the answers a poll found, and act on the connection events it found: a bot whose
-        connection dropped while it owed an answer, or that opened a second one, is cut off."""
-        for seat in self.seats:
-            channel = seat.channel
-            if channel is None:
-                continue
-            watched = channel.watched
-            if seat.pending and watched[0] in ready:
-                self.drain(seat, channel)
-                if seat.channel is not channel:  # a fault in its answers stopped it
-                    continue
-            if len(watched) < 2:
-                continue
-            dropped = watched[1] in ready and channel.note_drop()
-            if channel.intruded or (dropped and seat.pending):
-                self.cut_off(seat)
+    def read(self, ready: list[tuple[int, int]], seats: dict[int, Seat]) -> None:
+        """Apply the answers a poll found (``ready``: its descriptors and events; ``seats``: whose
+        they are), and give the sockets that can take it the output waiting for them.  A bot
+        whose connection dropped while it owed an answer is cut off."""
+        for fd, events in ready:
+            seat = seats.get(fd)
+            link = seat.link if seat is not None else None
+            if link is None or link.fileno() != fd:
+                continue  # stopped (or restarted) by an earlier fault in this poll
+            if events & select.POLLOUT:
+                link.flush()
+            if seat.pending and events & _READABLE:
+                self.drain(seat)
+                if seat.link is link and link.dropped and seat.pending:
+                    self.cut_off(seat)
 
     def cut_off(self, seat: Seat) -> None:
         """``seat``'s bot forfeits, fatally: charged to the request it owes, else to a game it plays
@@ -337,11 +333,18 @@ class Table:
             self.forfeit(seat, g, seat.index, len(g.state.decisions), seat._silence_fault("while it owed no answer"),
                          fatal=True)
 
-    def drain(self, seat: Seat, channel: Channel) -> None:
-        """Apply every answer ``seat`` has queued.  A frame's time runs from when the oldest
-        request it answers started (see :meth:`Seat.due`) and is shared equally by its answers."""
-        while seat.pending and seat.channel is channel:
-            frame = channel.recv_nowait()
+    def drain(self, seat: Seat) -> None:
+        """Apply every answer ``seat`` has sent so far.  A frame's time runs from when the oldest
+        request it answers started (see :meth:`Seat.due`) and is shared equally by its answers.
+        A frame the link refuses (multi-part, oversized, not ZMTP) is charged to the oldest
+        request, and stops the bot: nothing after it can be read."""
+        link = seat.link
+        while seat.pending and seat.link is link and link is not None:
+            try:
+                frame = link.recv()
+            except LinkFault as fault:
+                self.fault(seat, next(iter(seat.pending.values())), fault)
+                return
             if frame is None:
                 return
             now = time.monotonic()
@@ -359,22 +362,27 @@ class Table:
                 g.extra.append({"ms": round(elapsed, 2)})
                 g.asked = None
 
-    def _poller(self, waiting: list[Seat]) -> zmq.Poller:
-        """A poller of the bots that owe an answer (a frame from another one waits to be read)
-        and of every bot's connection events, one per set of such bots, made once (until a bot
-        is restarted)."""
+    def _poller(self, waiting: list[Seat]) -> tuple[Any, dict[int, Seat]]:
+        """A poll of the bots that owe an answer (for reading: a frame from another one waits to be
+        read) and of those with output waiting (for writing), and whose descriptor is whose; one
+        per such set of bots, made once (until a bot is restarted)."""
         if Seat.changes != self.polled:
             self.pollers.clear()
             self.polled = Seat.changes
-        key = tuple(seat.index for seat in waiting)
-        poller = self.pollers.get(key)
-        if poller is None:
-            poller = self.pollers[key] = zmq.Poller()
+        writing = tuple(seat.index for seat in self.seats if seat.link is not None and seat.link.writing)
+        key = (tuple(seat.index for seat in waiting), writing)
+        made = self.pollers.get(key)
+        if made is None:
+            poller, owners = select.poll(), {}
             for seat in self.seats:
-                if seat.channel is not None:  # of a bot owing nothing, only its connections
-                    for socket in seat.channel.watched if seat in waiting else seat.channel.watched[1:]:
-                        poller.register(socket, zmq.POLLIN)
-        return poller
+                if seat.link is None:
+                    continue
+                events = (_READABLE if seat in waiting else 0) | (select.POLLOUT if seat.index in writing else 0)
+                if events:
+                    poller.register(seat.link.fileno(), events)
+                    owners[seat.link.fileno()] = seat
+            made = self.pollers[key] = (poller, owners)
+        return made
 
     # -- faults -------------------------------------------------------------------------------
 
@@ -383,15 +391,15 @@ class Table:
         timeout, ...) is stopped at once and forfeits every other game it plays; a bot that
         only sent a bad answer plays its other games to the end and is restarted after them."""
         seat.pending.pop(pending.request_id, None)
-        self.forfeit(seat, pending.game, pending.seat, pending.number, fault, fatal=fault.kind in FATAL)
+        fatal = fault.kind in FATAL or isinstance(fault, LinkFault)
+        self.forfeit(seat, pending.game, pending.seat, pending.number, fault, fatal=fatal)
 
     def forfeit(self, seat: Seat, g: GameInPlay, i: int, number: int, fault: ProtocolFault, *, fatal: bool) -> None:
         """Seat ``i`` forfeits ``g`` for ``fault`` (the bot is told).  ``fatal``: the bot can not
         go on (it may still be thinking): it is stopped now and forfeits its other games too;
         else it plays them to their end and is restarted after them (at once if it has none)."""
         self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
-        if seat.channel is not None:
-            seat.channel.send(messages.error(fault.kind, fault.fault.message))
+        seat.send(messages.error(fault.kind, fault.fault.message))
         if fatal or not seat.playing:
             others = list(seat.playing)
             g.logs[i] = g.logs.get(i, "") + seat.stop(reason="fault")
@@ -421,9 +429,9 @@ class Table:
         for i, seat in enumerate(self.seats):
             seat.playing.discard(g)
             fault = g.fault[i]
-            if seat.ready and seat.channel is not None and g.generation[i] == seat.starts:
+            if seat.ready and seat.link is not None and g.generation[i] == seat.starts:
                 own = None if fault is None or fault.kind == FaultKind.DISQUALIFIED.value else fault
-                seat.channel.send(messages.game_over(
+                seat.send(messages.game_over(
                     g.game_id, result.to_json(), state.events(i, g.cursor[i]), g.forced[i],
                     None if own is None else own.fault,
                 ))
@@ -459,8 +467,8 @@ class Table:
 
     def end_match(self, run: MatchInPlay) -> None:
         for seat in self.seats:
-            if seat.ready and seat.channel is not None:
-                seat.channel.send(messages.match_over(run.match.scores, run.match.winner, run.match_id))
+            if seat.ready and seat.link is not None:
+                seat.send(messages.match_over(run.match.scores, run.match.winner, run.match_id))
         self.ended.append(run)
 
     def match_report(self, run: MatchInPlay) -> MatchReport:

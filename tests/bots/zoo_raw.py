@@ -4,27 +4,30 @@ Run as ``zoo_raw.py ENDPOINT MODE``: garbage (not JSON), badjson (truncated JSON
 but not a valid message), huge (a message over the size bound), twice (answers every request
 twice), close (closes its socket and lingers), version (hello with protocol 99), badhello (a
 hello with a key the schema does not allow), deep (an action nested 300 levels deep: readable,
-but too deep to be encoded again), second (opens a second connection to its socket, as a bot
-would to flood the referee with a message of many parts while it plays on the first), latesecond
-(tries to, once it is playing: the socket's name is gone by then, so it plays on unharmed).
+but too deep to be encoded again), second (once welcomed, tries a second connection to its
+socket, raw and with ZeroMQ, says on stderr what became of it, and plays on), junkfirst (its
+first connection to the socket is a raw one that sends garbage; its DEALER's comes second).
 """
 import json
+import os
+import socket
 import sys
 import time
 
 import zmq
 
 endpoint, mode = sys.argv[1], sys.argv[2]
+path = endpoint.removeprefix("ipc://")
+if mode == "junkfirst":  # the first connection: raw bytes that are not ZeroMQ's protocol
+    junk = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    junk.connect(path)
+    junk.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 100)
 sock = zmq.Context().socket(zmq.DEALER)
 sock.setsockopt(zmq.LINGER, 1000)
 sock.connect(endpoint)
 hello = {"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"}
 if mode == "badhello":
     hello["colour"] = "blue"
-if mode == "second":  # a second connection before the hello
-    extra = zmq.Context.instance().socket(zmq.DEALER)
-    extra.connect(endpoint)
-    time.sleep(0.3)
 sock.send_json(hello)
 while True:
     msg = json.loads(sock.recv())
@@ -35,14 +38,20 @@ while True:
         break
     if msg["type"] in ("shutdown", "error"):
         break
-    if msg["type"] != "request":
-        continue
-    answer = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
-    if mode == "latesecond":
+    if msg["type"] == "welcome" and mode == "second":
+        raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            raw.connect(path)
+            sys.stderr.write("zoo_raw: second connection made\n")
+        except OSError as exc:
+            sys.stderr.write(f"zoo_raw: second connection refused ({os.strerror(exc.errno)})\n")
         late = zmq.Context.instance().socket(zmq.DEALER)
         late.setsockopt(zmq.LINGER, 0)
         late.connect(endpoint)
-        late.send_json(answer, zmq.NOBLOCK)  # queued for a connection that can not be made
+        late.send_json({"type": "action", "id": 1, "action": {}}, zmq.NOBLOCK)  # queued for a connection that is never made
+    if msg["type"] != "request":
+        continue
+    answer = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
     if mode == "garbage":
         sock.send(b"\xff\xfe this is not json at all")
     elif mode == "badjson":
