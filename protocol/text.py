@@ -6,8 +6,8 @@ integer of thousands of digits (which ``str`` refuses), or text with terminal co
 The message is stored twice (the faults table and the game record), printed and sent back to
 the bot, so it must stay small and plain whatever the value was:
 
-* :func:`describe` shows a value in at most ``limit`` characters of ASCII, walking it without
-  recursion, and never raises;
+* :func:`describe` shows a value in at most ``limit`` characters, walking it without recursion,
+  and never raises;
 * :func:`bounded` escapes a whole message (controls, and the invisible characters that reorder
   or hide text) and cuts it to :data:`MESSAGE_LIMIT` bytes of UTF-8.
 """
@@ -54,22 +54,11 @@ def bounded(text: str, limit: int = MESSAGE_LIMIT) -> str:
 
 
 def _quote(value: str, room: int) -> str:
-    """``value`` as a JSON string literal in ASCII; of a longer one, only its first ``room``
-    characters and no closing quote (the caller then cuts the text)."""
-    out = ['"']
-    for ch in value[:room]:
-        code = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif 0x20 <= code < 0x7F:
-            out.append(ch)
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    if len(value) <= room:
-        out.append('"')
-    return "".join(out)
+    """``value`` as a quoted string with its controls and invisible characters escaped (as
+    :func:`escape` does); of a longer one, only its first ``room`` characters and no closing
+    quote (the caller then cuts the text)."""
+    text = escape(value[:room].replace("\\", "\\\\").replace('"', '\\"'))
+    return f'"{text}"' if len(value) <= room else f'"{text}'
 
 
 def _scalar(value: Any) -> str:
@@ -90,8 +79,8 @@ def _scalar(value: Any) -> str:
 
 
 def describe(value: Any, limit: int = VALUE_LIMIT) -> str:
-    """A bot's JSON value as compact JSON-like ASCII text of at most ``limit`` characters (a cut
-    one ends in ``...``).
+    """A bot's JSON value as compact JSON-like text of at most ``limit`` characters (a cut one
+    ends in ``...``), its strings escaped as :func:`escape` does.
 
     It walks the value with an explicit stack (no recursion, so any depth is fine) and stops as
     soon as ``limit`` characters are written, so a huge value costs no more than a small one."""

@@ -710,10 +710,13 @@ def test_sdk_waits_longer_for_a_referee_of_many_games_at_once() -> None:
     """A referee may stay silent towards a bot while the other seats use their whole game time
     in every game in play: with 16 games at once that is 16 times as long as with one, and an
     SDK bot must not give up (and crash out of its games) before then."""
-    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000))
+    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000, wall_factor=1))
     one, many = sdk._idle_limit(60, ctx, 4, 1), sdk._idle_limit(60, ctx, 4, 16)
     assert one == (3 * 60_000 + 10_000 + 2000) / 1000
     assert many == (16 * 3 * 60_000 + 10_000 + 2000) / 1000
+    # Decisions are CPU time; the wall-clock limits, wall_factor times as long, bound the silence.
+    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000, wall_factor=5))
+    assert sdk._idle_limit(60, ctx, 4, 1) == (3 * 300_000 + 10_000 + 10_000) / 1000
 
 
 def test_an_action_too_deep_to_encode_again_is_illegal_not_a_crash() -> None:
@@ -777,7 +780,7 @@ def test_describe_shows_any_value_briefly_and_never_raises() -> None:
     assert describe(nested).startswith("[[[[") and len(describe(nested)) <= 80
     assert describe({"type": "play", "card": "7"}) == '{"type":"play","card":"7"}'
     assert describe(10 ** 5000) == "(an integer of about 5001 digits)"  # str() refuses it
-    assert describe("\x1b[2J\u00e9") == '"\\u001b[2J\\u00e9"'
+    assert describe('\x1b[2J\u00e9"\\') == '"\\x1b[2J\u00e9\\"\\\\"'
     assert [describe(v) for v in (None, True, 1.5, [], {})] == ["null", "true", "1.5", "[]", "{}"]
     assert len(describe(list(range(1_000_000)))) <= 80
     assert bounded("a\nb\x1bc") == "a\\x0ab\\x1bc"

@@ -26,7 +26,9 @@ from arena.sandbox import sandbox_available
 from common import MODE, PY, RANDOM, ROOT, ZOO, bot_processes, tagged, zoo
 from protocol.messages import Limits
 
-FAST = Limits(decision_ms=1500, game_ms=20_000, startup_ms=8_000)
+FAST = Limits(decision_ms=1500, game_ms=20_000, startup_ms=8_000, wall_factor=2)
+# A bot that thinks too long: its CPU time runs out first, however busy the machine (wall: 9 s).
+THINKING = Limits(decision_ms=300, game_ms=20_000, startup_ms=8_000, wall_factor=30)
 
 
 def play(first: BotSpec, *, players: int = 3, points: int = 1, limits: Limits = FAST, mode: str = MODE, **config):
@@ -77,13 +79,17 @@ def test_random_bots_play_a_match_warm() -> None:
 )
 def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     """Each misbehaviour is recorded with its kind; the faulting bot ranks last; the others finish."""
-    report = play(spec)
+    report = play(spec, limits=THINKING if spec.name == "late" else FAST)
     game = report.games[0]
     kinds = [f.kind for f in game.faults]
     assert kinds == [kind], [f.message for f in game.faults]
     assert game.faults[0].seat == 0 and game.faults[0].message
-    if kind == "timeout":  # says what happened in plain words
-        assert game.faults[0].message == "the bot said nothing while the referee waited up to 1500 ms for its answer"
+    if spec.name == "hang":  # says what happened in plain words
+        assert game.faults[0].message == "the bot said nothing within the 3000 ms of wall-clock time a decision may take"
+    if spec.name == "late":
+        assert game.faults[0].message.startswith("the bot used "), game.faults[0].message
+        assert game.faults[0].message.endswith(" ms of CPU time on a decision without answering in time (it may "
+                                               "use 300 ms)"), game.faults[0].message
     result = game.record["result"]
     assert result["forfeits"] == [0]
     assert result["places"][0] == 3

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena import sandbox
 from arena.bots.spec import BotSpec
+from arena.referee.clock import BotClock, cpu_rate
 from arena.referee.config import RefereeConfig
 from arena.referee.link import BotLink, Links
 from protocol import codec, messages
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # the table holds seats; a seat knows the games it plays only
 log = logging.getLogger("arena.referee")
 
 HANDSHAKE_SLICE_MS = 50  # how often a bot awaited for its hello is checked for having exited
+CHECK_AT_LEAST_S = 0.001  # the shortest wait between two looks at a thinking bot's CPU time
 
 
 Action = dict[str, Any]
@@ -77,7 +79,10 @@ class Seat:
         self.next_id = 0
         self.pending: dict[int, Pending] = {}  # requests made and not answered, oldest first
         self.outbox: list[tuple[dict[str, Any], Pending]] = []  # made and not sent yet (see Table.flush)
-        self.last_frame = 0.0  # when its last frame was read: the clock of a queued request starts there
+        self.clock: BotClock | None = None  # its processes' CPU time (None: not started)
+        self.clock_start = 0.0  # when the clock of the requests it owes started (sent, or its last frame came)
+        self.cpu_start = 0  # its CPU time then (ns)
+        self.check_at = 0.0  # when to look at its CPU time next while it thinks
         self.playing: set[GameInPlay] = set()  # games it still plays in (started, not over, no fault)
 
     # -- process lifecycle --------------------------------------------------------------------
@@ -161,6 +166,7 @@ class Seat:
         self.concurrent = hello.concurrent
         self.batch = hello.batch
         self.startup_ms = int((time.monotonic() - self.launched) * 1000)
+        self.clock = BotClock(self.proc) if self.proc is not None else None
         self.ready = True
 
     def send(self, msg: Any) -> bool:
@@ -187,6 +193,9 @@ class Seat:
             self.links.close(self.link)
             self.link = None
             Seat.changes += 1
+        if self.clock is not None:
+            self.clock.close()
+            self.clock = None
         if self.endpoint_dir is not None:
             shutil.rmtree(self.endpoint_dir, ignore_errors=True)
             self.endpoint_dir = None
@@ -247,18 +256,36 @@ class Seat:
             if left <= 0 or link.dropped:
                 raise self._silence_fault(f"while the referee waited up to {deadline_ms} ms for its answer")
             poller.poll(max(1, int(left * 1000)))
-        self.pending[request["id"]] = Pending(request["id"], None, 0, legal, 0.0, deadline_ms, 0)  # type: ignore[arg-type]
+        self.pending[request["id"]] = Pending(request["id"], None, 0, legal, 0.0, deadline_ms, deadline_ms, 0)  # type: ignore[arg-type]
         _, chosen = self.answers(frame)[0]
         self.pending.clear()
         if isinstance(chosen, ProtocolFault):
             raise chosen
         return chosen
 
-    def due(self, pending: Pending) -> float:
-        """When ``pending`` times out (monotonic).  Its clock starts when it was sent or when the
-        bot's previous frame came, whichever is later: a bot answering several requests in turn
-        is not charged for the time it spent on the others."""
-        return max(pending.sent, self.last_frame) + pending.deadline_ms / 1000
+    # -- its clock ----------------------------------------------------------------------------
+
+    def cpu_now(self) -> int:
+        """Its processes' CPU time in nanoseconds; for a bot whose processes are unknown (it was
+        never started here, as in the benchmark's round trip), the wall clock's."""
+        return self.clock.read() if self.clock is not None else time.monotonic_ns()
+
+    def start_clock(self, now: float, reading: int) -> None:
+        """The clock of every request it owes starts at ``now`` (monotonic), with its CPU time at
+        ``reading``: when they were sent, or when its previous frame came (a bot answering several
+        requests in turn is not charged for the time it spent on the others)."""
+        self.clock_start = now
+        self.cpu_start = reading
+        self.schedule_check(now, reading)
+
+    def schedule_check(self, now: float, reading: int) -> None:
+        """When to look at its CPU time next: the first moment it could have used up the smallest
+        CPU allowance of the requests it owes, running on every CPU there is."""
+        if not self.pending:
+            return
+        left_ns = min(p.deadline_ms for p in self.pending.values()) * 1_000_000 - (reading - self.cpu_start)
+        rate = cpu_rate() if self.clock is not None else 1
+        self.check_at = now + max(left_ns / rate / 1e9, CHECK_AT_LEAST_S)
 
     def answers(self, frame: bytes) -> list[tuple[Pending, Action | ProtocolFault]]:
         """The pending requests a frame answers, each with the legal action it picks or the
@@ -372,8 +399,9 @@ class Pending:
     game: GameInPlay
     seat: int
     legal: list[Action]
-    sent: float
-    deadline_ms: int
+    sent: float  # when it was sent (monotonic); its wall-clock limit runs from here
+    deadline_ms: int  # the CPU time it may use
+    wall_ms: int  # the wall-clock time within which its answer must arrive
     number: int  # the decision's index in the game
 
 

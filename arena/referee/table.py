@@ -25,6 +25,7 @@ from arena.referee.seat import Seat, Pending, bot_seed
 from arena.referee.standing import FAULT, standing, step
 from protocol import messages
 from protocol.faults import FaultKind, ProtocolFault
+from protocol.messages import Limits
 from arena.referee.link import LinkFault
 
 if TYPE_CHECKING:  # a session holds tables
@@ -82,7 +83,8 @@ class GameInPlay:
     fault: list[FaultRecord | None]
     cursor: list[int]
     forced: list[list[dict[str, Any]]]
-    time_left_ms: list[int]
+    time_left_ms: list[int]  # CPU time left of each seat's game budget
+    wall_left_ms: list[int]  # wall-clock time left of it (wall_factor times the CPU budget)
     generation: list[int]  # each seat's process (its start count) that got game_start; 0: none
     starts: list[int]
     extra: list[dict[str, Any]] = field(default_factory=list)
@@ -183,7 +185,8 @@ class Table:
             run=run, state=self.game.new_game(config, SeededChance(seed)), index=index,
             game_id=ids.game_id(run.match_id, index), seed=seed, started=now_iso(), t0=time.monotonic(),
             fault=[None] * n, cursor=[0] * n, forced=[[] for _ in range(n)],
-            time_left_ms=[self.config.limits.game_ms] * n, generation=[0] * n,
+            time_left_ms=[self.config.limits.game_ms] * n, wall_left_ms=[self.config.limits.game_wall_ms] * n,
+            generation=[0] * n,
             starts=[s.starts - s.counted for s in self.seats],
         )
         for i, seat in enumerate(self.seats):
@@ -235,14 +238,15 @@ class Table:
                 g.extra.append({"auto": True})
                 continue
             seat = self.seats[i]
-            if g.time_left_ms[i] <= 0:
+            if g.time_left_ms[i] <= 0 or g.wall_left_ms[i] <= 0:
                 # Its last answer came as its game time ran out (a deadline is kept to the
                 # millisecond): no time is left to ask it anything, so it forfeits now, as any
                 # fault does, but not as a fatal one: it is waiting, not thinking.
-                fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
-                self.forfeit(seat, g, i, len(state.decisions), fault, fatal=False)
+                self.forfeit(seat, g, i, len(state.decisions), _game_time_fault(limits, g.time_left_ms[i] <= 0),
+                             fatal=False)
                 continue
             deadline_ms = min(limits.decision_ms, g.time_left_ms[i])
+            wall_ms = min(limits.decision_wall_ms, g.wall_left_ms[i])
             seat.next_id += 1
             request = {
                 "type": "request",
@@ -255,10 +259,11 @@ class Table:
                 "legal": legal,
                 "time_left_ms": g.time_left_ms[i],
                 "deadline_ms": deadline_ms,
+                "wall_ms": wall_ms,
             }
             g.cursor[i] = len(state.log)
             g.forced[i] = []
-            pending = Pending(seat.next_id, g, i, legal, 0.0, deadline_ms, len(state.decisions))
+            pending = Pending(seat.next_id, g, i, legal, 0.0, deadline_ms, wall_ms, len(state.decisions))
             seat.pending[pending.request_id] = g.asked = pending
             seat.outbox.append((request, pending))
             return False
@@ -272,9 +277,11 @@ class Table:
             if not outbox:
                 continue
             seat.outbox = []
+            reading = seat.cpu_now()  # before the request goes: the bot's work on it is all counted
             sent = time.monotonic()
             for _, pending in outbox:
                 pending.sent = sent
+            seat.start_clock(sent, reading)
             if seat.batch and len(outbox) > 1:
                 ok = seat.send(messages.requests(request for request, _ in outbox))
             else:
@@ -284,32 +291,51 @@ class Table:
                 self.fault(seat, next(iter(seat.pending.values())), seat._silence_fault("when the referee sent it a request"))
 
     def collect(self) -> None:
-        """Wait until an answer comes or a deadline passes; apply every answer that came."""
+        """Wait until an answer comes or a limit may have passed; apply every answer that came,
+        and time out the requests whose limit passed: a request's wall-clock limit runs from when
+        it was sent, its CPU allowance from when its clock started (see :meth:`Seat.start_clock`).
+        A bot's CPU time is looked at only as often as it could have used up its allowance."""
         waiting = [seat for seat in self.seats if seat.pending]
-        due = min(seat.due(p) for seat in waiting for p in seat.pending.values())
+        wake = min(min(p.sent + p.wall_ms / 1000 for p in seat.pending.values()) for seat in waiting)
+        wake = min(wake, *(seat.check_at for seat in waiting))
         poller, owners = self._poller(waiting)
-        self.read(poller.poll(max(0, math.ceil((due - time.monotonic()) * 1000))), owners)
-        if time.monotonic() < due:
+        ready = poller.poll(max(0, math.ceil((wake - time.monotonic()) * 1000)))
+        polled = time.monotonic()  # from here the referee is busy, and sees no frame come
+        self.read(ready, owners, polled)
+        if time.monotonic() < wake:
             return
         # Reading a frame can take the referee a while (a large one, or one it must check answer
         # by answer): an answer that came meanwhile is read before anyone is charged with a
-        # timeout, so that one bot's frame can never cost another bot its game.
+        # timeout, and counts as come when the referee stopped watching, so that one bot's frame
+        # can never cost another bot its game.
         poller, owners = self._poller([seat for seat in self.seats if seat.pending])
-        self.read(poller.poll(0), owners)
+        self.read(poller.poll(0), owners, polled)
         now = time.monotonic()
         limits = self.config.limits
         for seat in waiting:
             for p in list(seat.pending.values()):
-                if seat.pending.get(p.request_id) is p and now >= seat.due(p):
-                    fault = seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer")
-                    if fault.kind == FaultKind.TIMEOUT and p.deadline_ms < limits.decision_ms:
-                        fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
+                if seat.pending.get(p.request_id) is p and now >= p.sent + p.wall_ms / 1000:
+                    fault = seat._silence_fault(f"within the {p.wall_ms} ms of wall-clock time a decision may take")
+                    if fault.kind == FaultKind.TIMEOUT and p.wall_ms < limits.decision_wall_ms:
+                        fault = _game_time_fault(limits, cpu=False)
                     self.fault(seat, p, fault)
+            if seat.pending and now >= seat.check_at:
+                reading = seat.cpu_now()
+                used_ns = reading - seat.cpu_start
+                over = [p for p in seat.pending.values() if used_ns >= p.deadline_ms * 1_000_000]
+                for p in over:
+                    if seat.pending.get(p.request_id) is p:
+                        self.fault(seat, p, _cpu_fault(limits, p, used_ns))
+                if seat.pending:
+                    if seat.clock is not None:
+                        seat.clock.refresh()  # a process it started to think in counts from now on
+                    seat.schedule_check(now, reading)
 
-    def read(self, ready: list[tuple[int, int]], seats: dict[int, Seat]) -> None:
+    def read(self, ready: list[tuple[int, int]], seats: dict[int, Seat], polled: float) -> None:
         """Apply the answers a poll found (``ready``: its descriptors and events; ``seats``: whose
-        they are), and give the sockets that can take it the output waiting for them.  A bot
-        whose connection dropped while it owed an answer is cut off."""
+        they are; ``polled``: when it returned, the nearest the referee knows to when they came),
+        and give the sockets that can take it the output waiting for them.  A bot whose
+        connection dropped while it owed an answer is cut off."""
         for fd, events in ready:
             seat = seats.get(fd)
             link = seat.link if seat is not None else None
@@ -318,7 +344,7 @@ class Table:
             if events & select.POLLOUT:
                 link.flush()
             if seat.pending and events & _READABLE:
-                self.drain(seat)
+                self.drain(seat, polled)
                 if seat.link is link and link.dropped and seat.pending:
                     self.cut_off(seat)
 
@@ -333,12 +359,16 @@ class Table:
             self.forfeit(seat, g, seat.index, len(g.state.decisions), seat._silence_fault("while it owed no answer"),
                          fatal=True)
 
-    def drain(self, seat: Seat) -> None:
-        """Apply every answer ``seat`` has sent so far.  A frame's time runs from when the oldest
-        request it answers started (see :meth:`Seat.due`) and is shared equally by its answers.
-        A frame the link refuses (multi-part, oversized, not ZMTP) is charged to the oldest
-        request, and stops the bot: nothing after it can be read."""
+    def drain(self, seat: Seat, arrived: float) -> None:
+        """Apply every answer ``seat`` has sent so far (it came by ``arrived``, monotonic).
+
+        A frame's CPU time (and wall-clock time, for the game's budget) runs from when the clock
+        of the requests it answers started (see :meth:`Seat.start_clock`) and is shared equally by
+        its answers; an answer over its wall-clock limit, or whose frame used more CPU time than
+        its allowance, is a ``timeout``.  A frame the link refuses (multi-part, oversized, not
+        ZMTP) is charged to the oldest request, and stops the bot: nothing after it can be read."""
         link = seat.link
+        limits = self.config.limits
         while seat.pending and seat.link is link and link is not None:
             try:
                 frame = link.recv()
@@ -347,19 +377,28 @@ class Table:
                 return
             if frame is None:
                 return
-            now = time.monotonic()
+            reading = seat.cpu_now()
             answers = seat.answers(frame)
-            started = max(min(p.sent for p, _ in answers), seat.last_frame)
-            seat.last_frame = now
-            elapsed = (now - started) * 1000 / len(answers)
+            used_ns = reading - seat.cpu_start
+            cpu_ms = used_ns / 1e6 / len(answers)
+            wall_ms = max(0.0, arrived - seat.clock_start) * 1000 / len(answers)
+            seat.start_clock(max(arrived, seat.clock_start), reading)  # for the requests it still owes
             for p, action in answers:
+                if not isinstance(action, ProtocolFault):
+                    if arrived > p.sent + p.wall_ms / 1000:
+                        action = _late_fault(limits, p, arrived)
+                    elif used_ns > p.deadline_ms * 1_000_000:
+                        action = _cpu_fault(limits, p, used_ns)
                 if isinstance(action, ProtocolFault):
                     self.fault(seat, p, action)
+                    if seat.link is not link:
+                        return  # the fault stopped it, and its other games with it
                     continue
                 g = p.game
-                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(elapsed + 0.5))
+                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(cpu_ms + 0.5))
+                g.wall_left_ms[p.seat] = max(0, g.wall_left_ms[p.seat] - int(wall_ms + 0.5))
                 g.state.apply(action)
-                g.extra.append({"ms": round(elapsed, 2)})
+                g.extra.append({"ms": round(cpu_ms, 2)})
                 g.asked = None
 
     def _poller(self, waiting: list[Seat]) -> tuple[Any, dict[int, Seat]]:
@@ -483,6 +522,30 @@ class Table:
             concurrent=[s.concurrent for s in self.seats],
             batch=[s.batch for s in self.seats],
         )
+
+
+def _late_fault(limits: Limits, p: Pending, arrived: float) -> ProtocolFault:
+    """A ``timeout`` for an answer that came after its request's wall-clock limit."""
+    if p.wall_ms < limits.decision_wall_ms:
+        return _game_time_fault(limits, cpu=False)
+    return ProtocolFault(FaultKind.TIMEOUT, f"the bot answered {(arrived - p.sent) * 1000:.0f} ms after the request, "
+                                            f"over the {p.wall_ms} ms of wall-clock time a decision may take")
+
+
+def _cpu_fault(limits: Limits, p: Pending, used_ns: int) -> ProtocolFault:
+    """A ``timeout`` for a decision that used more CPU time than it may."""
+    if p.deadline_ms < limits.decision_ms:
+        return _game_time_fault(limits, cpu=True)
+    return ProtocolFault(FaultKind.TIMEOUT, f"the bot used {used_ns / 1e6:.0f} ms of CPU time on a decision "
+                                            f"without answering in time (it may use {p.deadline_ms} ms)")
+
+
+def _game_time_fault(limits: Limits, cpu: bool) -> ProtocolFault:
+    """A ``timeout`` for a bot whose game budget ran out: its CPU time, or its wall-clock time."""
+    if cpu:
+        return ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms of CPU time for the game")
+    return ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_wall_ms} ms of wall-clock time for "
+                                            "the game")
 
 
 def result_of(report: GameReport) -> GameResult:

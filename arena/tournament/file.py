@@ -17,10 +17,12 @@ Example::
     # concurrent = 16           # games of a lineup in play at once, for bots that offer it (1-64)
     # faults_to_disqualify = 3  # faulty games in a row that put a bot out of the rest of a match
 
-    [time]                      # milliseconds
-    decision = 2000
-    game = 60000
-    startup = 10000
+    [time]                      # milliseconds; decision and game are CPU time (the bot's processes')
+    decision = 2000             # per decision
+    game = 60000                # per game, each bot's decisions together
+    startup = 10000             # wall-clock time, from the start of a bot to its hello
+    # wall_factor = 5           # also: each request answered within wall_factor x decision of
+                                # wall-clock time from its sending, a game within wall_factor x game
 
     [sandbox]
     mode = "auto"               # auto, strict or none
@@ -29,6 +31,11 @@ Example::
     [[bots]]
     name = "random"
     path = "../bots/random_bot.py"   # relative to this file; or leave out path for a registered bot
+
+``[time]``: ``decision`` and ``game`` are CPU time, the time the bot's processes used between a
+request and its answer, so that a bot on a loaded machine is not charged for time it did not get;
+``wall_factor`` (1-100, default 5) times each is the wall-clock limit that still bounds a bot that
+waits or sleeps (protocol/README.md, "Time limits").
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from arena.games.base import GameConfig
 from arena.referee import DEFAULT_CONCURRENT, DEFAULT_FAULTS_TO_DISQUALIFY
 from arena.bots.package import command_template
 from arena.core.names import NAME_RULE, valid_name
-from protocol.messages import MAX_CONCURRENT, Limits, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS
+from protocol.messages import MAX_CONCURRENT, Limits, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS, MAX_WALL_FACTOR
 
 FORMATS = ("round-robin", "swiss")
 TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "duplicate", "seed",
@@ -53,6 +60,8 @@ TOP_KEYS = {"name", "game", "format", "seats", "games", "rounds", "rotations", "
 # The defaults are the protocol's own (protocol.messages.Limits), which bots are told in ``welcome``.
 TIME_KEYS = {"decision": Limits().decision_ms, "game": Limits().game_ms, "startup": Limits().startup_ms}
 TIME_MAX = {"decision": MAX_DECISION_MS, "game": MAX_GAME_MS, "startup": MAX_STARTUP_MS}
+# Kept in ``time`` only when given: a tournament stored before the key existed still resumes.
+OPTIONAL_TIME_KEYS = {"wall_factor": MAX_WALL_FACTOR}
 SANDBOX_KEYS = {"mode", "memory_mb", "cpu_seconds", "processes", "file_size_mb", "open_files"}
 # Upper bounds: far past any real need, and within what the kernel's limits and prlimit take.
 SANDBOX_MAX = {"memory_mb": 1 << 20, "cpu_seconds": 7 * 86_400, "processes": 4096, "file_size_mb": 1 << 20,
@@ -247,10 +256,13 @@ def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     time_data = data.get("time", {})
     if not isinstance(time_data, dict):
         raise _fail(path, "time", "must be a table with decision, game and startup (milliseconds)")
-    extra = sorted(set(time_data) - set(TIME_KEYS))
+    extra = sorted(set(time_data) - set(TIME_KEYS) - set(OPTIONAL_TIME_KEYS))
     if extra:
-        raise _fail(path, f"time.{extra[0]}", f"unknown field (allowed: {', '.join(TIME_KEYS)})")
+        raise _fail(path, f"time.{extra[0]}", f"unknown field (allowed: {', '.join([*TIME_KEYS, *OPTIONAL_TIME_KEYS])})")
     time = {k: _int(path, time_data, k, 1, TIME_MAX[k], table="time") or default for k, default in TIME_KEYS.items()}
+    for key, high in OPTIONAL_TIME_KEYS.items():
+        if (value := _int(path, time_data, key, 1, high, table="time")) is not None:
+            time[key] = value
 
     sandbox_data = data.get("sandbox", {})
     if not isinstance(sandbox_data, dict):

@@ -36,7 +36,7 @@ from arena.tournament.scheduling import (
     swiss_round,
     swiss_rounds_needed,
 )
-from protocol.messages import Limits
+from protocol.messages import DEFAULT_WALL_FACTOR, Limits
 
 log = logging.getLogger("arena.tournament")
 
@@ -72,7 +72,8 @@ class TournamentOutcome:
 def referee_config(spec: TournamentSpec) -> RefereeConfig:
     sandbox = dict(spec.sandbox)
     mode = sandbox.pop("mode", "auto")
-    limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
+    limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"],
+                    wall_factor=spec.time.get("wall_factor", DEFAULT_WALL_FACTOR))
     return RefereeConfig(limits=limits, sandbox_mode=mode, resources=Resources(**sandbox),
                          concurrent=spec.concurrent, faults_to_disqualify=spec.faults_to_disqualify)
 
