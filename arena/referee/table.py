@@ -181,8 +181,11 @@ class Table:
         index = len(match.results)
         seed = f"{run.seed}:{index}"
         n = len(self.seats)
+        state = self.game.new_game(config, SeededChance(seed))
+        if self.config.uniform_timing:
+            state.cover_hidden_skips()
         g = GameInPlay(
-            run=run, state=self.game.new_game(config, SeededChance(seed)), index=index,
+            run=run, state=state, index=index,
             game_id=ids.game_id(run.match_id, index), seed=seed, started=now_iso(), t0=time.monotonic(),
             fault=[None] * n, cursor=[0] * n, forced=[[] for _ in range(n)],
             time_left_ms=[self.config.limits.game_ms] * n, wall_left_ms=[self.config.limits.game_wall_ms] * n,
@@ -222,11 +225,14 @@ class Table:
         """Play ``g`` up to its next request to a bot (sent) or its end; True once it is over."""
         state = g.state
         limits = self.config.limits
-        auto_single = self.config.auto_single
+        auto_single = not self.config.uniform_timing
         while (decision := state.to_move()) is not None:
             i = decision.seat
             fault = g.fault[i]
             if fault is not None:
+                if state.covering:  # no decision of the rules: nothing to forfeit at, it only moves on
+                    state.apply(state.legal_actions()[0])
+                    continue
                 # A seat removed from the game forfeits at its first decision (the engine's rule).
                 state.forfeit(i, fault.kind)
                 g.extra.append({"fault": fault.kind})
@@ -397,8 +403,10 @@ class Table:
                 g = p.game
                 g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(cpu_ms + 0.5))
                 g.wall_left_ms[p.seat] = max(0, g.wall_left_ms[p.seat] - int(wall_ms + 0.5))
+                cover = g.state.covering  # asked and timed like any decision, but none of the record's
                 g.state.apply(action)
-                g.extra.append({"ms": round(cpu_ms, 2)})
+                if not cover:
+                    g.extra.append({"ms": round(cpu_ms, 2)})
                 g.asked = None
 
     def _poller(self, waiting: list[Seat]) -> tuple[Any, dict[int, Seat]]:
