@@ -67,6 +67,10 @@ def test_random_bots_play_a_match_warm() -> None:
         (zoo("raw", "badjson"), "malformed"),
         (zoo("raw", "schema"), "schema"),
         (zoo("raw", "deep"), "illegal"),
+        (zoo("raw", "deeptype"), "schema"),
+        (zoo("raw", "deephello"), "startup"),
+        (zoo("raw", "longtype"), "schema"),
+        (zoo("raw", "longhello"), "startup"),
         (zoo("raw", "junkfirst"), "startup"),
         (zoo("raw", "huge"), "too_large"),
         (zoo("raw", "twice"), "stale"),
@@ -84,6 +88,8 @@ def test_fault_is_an_outcome(spec: BotSpec, kind: str) -> None:
     kinds = [f.kind for f in game.faults]
     assert kinds == [kind], [f.message for f in game.faults]
     assert game.faults[0].seat == 0 and game.faults[0].message
+    # Whatever the bot sent, what is stored, printed and sent back of it is small and plain.
+    assert all(len(f.message.encode()) <= 600 and f.message.isprintable() for f in game.faults), game.faults
     if spec.name == "hang":  # says what happened in plain words
         assert game.faults[0].message == "the bot said nothing within the 3000 ms of wall-clock time a decision may take"
     if spec.name == "late":

@@ -444,8 +444,12 @@ class Table:
     def forfeit(self, seat: Seat, g: GameInPlay, i: int, number: int, fault: ProtocolFault, *, fatal: bool) -> None:
         """Seat ``i`` forfeits ``g`` for ``fault`` (the bot is told).  ``fatal``: the bot can not
         go on (it may still be thinking): it is stopped now and forfeits its other games too;
-        else it plays them to their end and is restarted after them (at once if it has none)."""
-        self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
+        else it plays them to their end and is restarted after them (at once if it has none).
+        A game the seat already forfeited keeps its first fault (one frame can break the rules
+        twice for one game: a bad answer to a request, then an answer too many), but the bot is
+        told, and stopped if this fault is fatal."""
+        if g.fault[i] is None:
+            self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
         seat.send(messages.error(fault.kind, fault.fault.message))
         if fatal or not seat.playing:
             others = list(seat.playing)

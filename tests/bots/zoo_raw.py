@@ -4,7 +4,9 @@ Run as ``zoo_raw.py ENDPOINT MODE``: garbage (not JSON), badjson (truncated JSON
 but not a valid message), huge (a message over the size bound), twice (answers every request
 twice), close (closes its socket and lingers), version (hello with protocol 99), badhello (a
 hello with a key the schema does not allow), deep (an action nested 300 levels deep: readable,
-but too deep to be encoded again), second (once welcomed, tries a second connection to its
+but too deep to be encoded again), deeptype and deephello (an answer, or a hello, whose type is
+nested 1,000 deep), longtype (an answer whose type is 900 KB long), longhello (a hello with a
+900 KB key), second (once welcomed, tries a second connection to its
 socket, raw and with ZeroMQ, says on stderr what became of it, and plays on), junkfirst (its
 first connection to the socket is a raw one that sends garbage; its DEALER's comes second).
 """
@@ -25,13 +27,19 @@ if mode == "junkfirst":  # the first connection: raw bytes that are not ZeroMQ's
 sock = zmq.Context().socket(zmq.DEALER)
 sock.setsockopt(zmq.LINGER, 1000)
 sock.connect(endpoint)
+DEEP_TYPE = b'{"type": ' + b"[" * 1000 + b"]" * 1000 + b"}"  # repr() of it once killed the referee
 hello = {"type": "hello", "protocol": 99 if mode == "version" else 1, "name": f"raw-{mode}"}
 if mode == "badhello":
     hello["colour"] = "blue"
-sock.send_json(hello)
+if mode == "deephello":
+    sock.send(DEEP_TYPE)
+elif mode == "longhello":
+    sock.send_json({**hello, "k" * 900_000: 1})
+else:
+    sock.send_json(hello)
 while True:
     msg = json.loads(sock.recv())
-    if msg["type"] == "error" and mode in ("version", "badhello"):
+    if msg["type"] == "error" and mode in ("version", "badhello", "deephello", "longhello"):
         sys.stderr.write(f"error: {msg['kind']}: {msg['message']}\n")
         # The protocol promises a shutdown after an error at hello: say what came next.
         sys.stderr.write(f"after the error: {json.loads(sock.recv())['type']}\n")
@@ -60,6 +68,10 @@ while True:
         sock.send_json({"type": "action", "id": "one", "action": []})
     elif mode == "huge":
         sock.send_json({**answer, "padding": "x" * (3 << 20)})
+    elif mode == "deeptype":
+        sock.send(DEEP_TYPE)
+    elif mode == "longtype":
+        sock.send_json({**answer, "type": "x" * 900_000})
     elif mode == "deep":
         nested = {}
         for _ in range(300):
