@@ -10,6 +10,7 @@ and no process or folder behind.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from pathlib import Path
 
@@ -98,3 +99,44 @@ def test_connections_after_the_hello_are_refused_and_the_bot_plays_on() -> None:
     assert [f for g in games for f in g.faults] == []
     log = "".join(g.logs.get(0, "") for g in games)
     assert "0 connections made, 5000 refused" in log, log
+
+
+# The referee under a soft descriptor limit far below what the attackers open: it is given the
+# table by a fresh interpreter, so that the limit is the referee's alone.
+_UNDER_A_LOW_FD_LIMIT = """
+import json, resource, sys
+from arena.games import GameConfig, get_game
+from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
+limit, mode, attack, random, py, tag = int(sys.argv[1]), *sys.argv[2:]
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+bots = [BotSpec(f"attack{i}", (py, attack, "{endpoint}", "connections", tag), (attack,)) for i in (0, 1)]
+bots.append(BotSpec("random", (*bot_spec(random, "random").command, tag), bot_spec(random, "random").expose))
+plans = [MatchPlan(f"fds:{m}", f"m{m}") for m in range(2)]
+with Referee(RefereeConfig(sandbox_mode=mode, faults_to_disqualify=100)) as referee, referee.session() as session:
+    reports = session.play_matches(get_game("reactor"), GameConfig(players=3), bots, plans)
+games = [g for r in reports for g in r.games]
+print(json.dumps({"faults": sorted({(f.seat, f.kind) for g in games for f in g.faults}),
+                  "places": [g.record["result"]["places"] for g in games],
+                  "logs": "".join(g.logs.get(0, "") for g in games)}))
+"""
+
+
+def test_connections_can_not_run_the_referee_out_of_descriptors() -> None:
+    """libzmq aborted the whole referee (``Too many open files``) when accept() ran out of
+    descriptors: 5,000 connections did it at the common soft limit of 1,024.  The referee now holds
+    one connection per bot whatever a bot opens: at a soft limit of 64 descriptors, two attackers
+    that each open 5,000 connections before their hello fail to start, and the random bot plays
+    every game."""
+    import json
+    import subprocess
+
+    tag = f"tag-{uuid.uuid4().hex}"
+    proc = subprocess.run([sys.executable, "-c", _UNDER_A_LOW_FD_LIMIT, "64", MODE, str(ATTACK), RANDOM, PY, tag],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["faults"] == [[0, "startup"], [1, "startup"]], result
+    assert result["places"] and all(places[2] == 1 for places in result["places"]), result
+    assert "refused" in result["logs"], result["logs"]
+    assert bot_processes(tag) == []
