@@ -4,11 +4,12 @@
     python benchmarks/referee_memory.py --only multipart --seats 2 --cap-mb 300   # on an older referee
 
 Each table plays 6-seat Reactor matches (default limits) in a fresh process, whose peak resident
-memory is the referee's (``ru_maxrss``: it runs nothing else).  The attackers
+memory is the referee's (``ru_maxrss``: it runs nothing else), and so is the most descriptors it
+held at once (``/proc/self/fd``, looked at every 5 ms).  The attackers
 (``tests/bots/attack.py``) answer their first decision and then send, without end unless
 ``--cap-mb``: one message of countless parts, 8 MiB frames, or floods of small frames; or open
 5,000 connections before their hello.  A quiet table of random bots is the reference; and a table
-of three attackers and three random bots shows what the attacks cost the random bots: their
+of one attacker of each kind and random bots in the other seats shows what the attacks cost the random bots: their
 decision time as the referee charged it (the ``ms`` of each decision in the records), against
 the same bots' at the quiet table.  Written against the referee's public API only, so that it
 measures an older referee too (run it from that one's checkout, with ``--cap-mb``: an older
@@ -21,8 +22,10 @@ import argparse
 import logging
 import multiprocessing
 import resource
+import os
 import statistics
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -41,19 +44,38 @@ def _seat(name: str, cap_mb: int | None, index: int) -> BotSpec:
     return BotSpec(f"{name}{index}", (sys.executable, str(ATTACK), "{endpoint}", name, *extra), (str(ATTACK),))
 
 
+class _Descriptors(threading.Thread):
+    """The most descriptors this process held at once, looked at every 5 ms."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.most = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.005):
+            self.most = max(self.most, len(os.listdir("/proc/self/fd")))
+
+
 def _table(seats: list[str], matches: int, sandbox: str, cap_mb: int | None) -> dict[str, Any]:
-    """Play the table in this (fresh) process; its peak memory, faults and the random bots' times."""
+    """Play the table in this (fresh) process; its peak memory and descriptors, faults and the
+    random bots' times."""
+    fds = _Descriptors()
+    fds.start()
     game = get_game("reactor")
     bots = [_seat(name, cap_mb, i) for i, name in enumerate(seats)]
     plans = [MatchPlan(f"memory:{m}", f"m{m}") for m in range(matches)]
     config = RefereeConfig(sandbox_mode=sandbox, faults_to_disqualify=1000)
     with Referee(config) as referee, referee.session() as session:
         reports = session.play_matches(game, GameConfig(players=len(seats)), bots, plans)
+    fds.done.set()
+    fds.join()
     games = [g for r in reports for g in r.games]
     victims = [d["ms"] for g in games for d in g.record["decisions"]
                if "ms" in d and seats[d["seat"]] == "random"]
     return {
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "fds": fds.most,
         "games": len(games),
         "faults": sorted({f.kind for g in games for f in g.faults}),
         "victim_ms": victims,
@@ -78,17 +100,21 @@ def main() -> int:
     logging.getLogger("arena.referee").setLevel(logging.ERROR)  # each fault is a warning: here, the point
     n = args.seats
     quiet = measure(["random"] * n, args.matches, args.sandbox, args.cap_mb)
-    print(f"quiet table ({n} random bots): peak {quiet['peak_mb']:.0f} MB, {quiet['games']} games; "
+    print(f"quiet table ({n} random bots): peak {quiet['peak_mb']:.0f} MB, {quiet['fds']} descriptors, "
+          f"{quiet['games']} games; "
           f"decision time of a random bot, median {statistics.median(quiet['victim_ms']):.3f} ms, "
           f"mean {statistics.mean(quiet['victim_ms']):.3f} ms")
     for mode in args.only or MODES:
         result = measure([mode] * n, args.matches, args.sandbox, args.cap_mb)
-        print(f"{n} x {mode}: peak {result['peak_mb']:.0f} MB, {result['games']} games, faults {result['faults']}")
+        print(f"{n} x {mode}: peak {result['peak_mb']:.0f} MB, {result['fds']} descriptors, {result['games']} games, "
+              f"faults {result['faults']}")
     if n >= 2:
-        attackers = [MODES[i % 3] for i in range(n // 2)]
+        # One attacker of each kind, leaving at least two random bots (fewer kinds at a small table).
+        attackers = list(MODES[:max(1, min(len(MODES), n - 2))])
         mixed = measure(attackers + ["random"] * (n - len(attackers)), args.matches, args.sandbox, args.cap_mb)
         calm = measure(["random"] * n, args.matches, args.sandbox, args.cap_mb)
-        print(f"{'+'.join(attackers)} + {n - len(attackers)} random: peak {mixed['peak_mb']:.0f} MB; decision time of "
+        print(f"{'+'.join(attackers)} + {n - len(attackers)} random: peak {mixed['peak_mb']:.0f} MB, "
+              f"{mixed['fds']} descriptors, faults {mixed['faults']}; decision time of "
               f"a random bot, median {statistics.median(mixed['victim_ms']):.3f} ms, mean "
               f"{statistics.mean(mixed['victim_ms']):.3f} ms (at a quiet table: median "
               f"{statistics.median(calm['victim_ms']):.3f}, mean {statistics.mean(calm['victim_ms']):.3f})")
