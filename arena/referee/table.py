@@ -502,6 +502,10 @@ class Table:
         record["faults"] = [f.to_json() for f in g.faults]
         record["logs"] = {str(k): v for k, v in g.logs.items() if v}
         record["starts"] = g.starts
+        if self.config.uniform_timing:
+            # Its bots were also asked cover decisions, which the decisions do not list (see
+            # State.cover_hidden_skips): a seat's view of the game (arena replay --seat) shows them.
+            record["covers"] = True
         report = GameReport(
             index=g.index, game_id=g.game_id, record=record, faults=g.faults, logs=g.logs,
             started=g.started, finished=now_iso(), duration_ms=int((time.monotonic() - g.t0) * 1000),
