@@ -191,7 +191,9 @@ STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_
 # ``games_schedule`` and the results' primary key needs no sort (no temp B-tree): the rows stream.
 RATING_ORDER_SQL = (
     "SELECT r.game_id, g.seq, g.tournament, g.game, r.seat, r.bot, r.bot_version_id, r.place,"
-    " r.points, r.forfeited FROM games g JOIN results r ON r.game_id = g.id"
+    " r.points, r.forfeited, g.round, g.table_no, g.match_id,"
+    " (SELECT count(*) FROM faults f WHERE f.game_id = r.game_id AND f.seat = r.seat)"
+    " FROM games g JOIN results r ON r.game_id = g.id"
     " WHERE g.tournament IS :t AND (:g IS NULL OR g.game = :g)"
     " ORDER BY g.round, g.table_no, g.match_id, g.match_game, g.id, g.rowid, r.seat"
 )

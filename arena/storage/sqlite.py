@@ -701,7 +701,7 @@ class SqliteStore(Store):
             cursor = self.db.execute(schema.RATING_ORDER_SQL, {"t": pool, "g": game})
             while rows := cursor.fetchmany(512):
                 for row in rows:
-                    yield ResultRow(*row[:-1], bool(row[-1]))
+                    yield ResultRow(*row[:9], bool(row[9]), *row[10:])
 
     def fault_counts(self, tournament: str | None = None, game: str | None = None) -> dict[str, dict[str, int]]:
         """Faults per bot and kind, e.g. ``{"slowbot": {"timeout": 3}}``."""
