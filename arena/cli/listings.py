@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from arena.cli.leaderboard import COLUMNS as RATING_COLUMNS, NUMBER_COLUMNS, format_table
+from arena.cli.history import format_history
+from arena.cli.leaderboard import COLUMNS as RATING_COLUMNS, NUMBER_COLUMNS, format_board
 from arena.cli.options import (
     DEFAULT_DB,
     GAMES,
@@ -27,70 +28,75 @@ from arena.cli.output import echo_listing, echo_text, note
 from arena.errors import UsageError
 
 if TYPE_CHECKING:
-    from arena.storage import GameSummary, ResultRow, Store, Tournament
+    from arena.results import Pool
+    from arena.storage import GameSummary, Store, Tournament
 
 GAME_COLUMNS = ("id", "game", "places", "notes")
 TOURNAMENT_COLUMNS = ("id", "game", "status", "created")
 
 
 def ratings(
+    bots: Annotated[Optional[list[str]], typer.Argument(
+        help="With --history: only these bots (default: every rated bot).", show_default=False)] = None,
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
     tournament: TournamentFilter = None,
+    history: Annotated[bool, typer.Option("--history", help="The ratings game by game: a table and a plot of "
+                                          "each bot's score.")] = False,
+    exclude_faults: Annotated[bool, typer.Option("--exclude-faults", help="Leave out every game in which a bot "
+                                                 "faulted or forfeited (infrastructure accidents).")] = False,
     fmt: Format = None,
     json_out: Json = False,
     db: ReadDb = DEFAULT_DB,
 ) -> None:
     """TrueSkill ratings recomputed from the stored games: rank, bot, score (mu - 3 sigma), mu, sigma,
-    games, wins, mean place and faults.
+    the 95% range of its rank, games, wins, mean place and its 95% interval, the confidence that
+    it is better than the next bot and whether the two are separated, and faults (docs/confidence.md).
 
     Example: arena ratings --tournament quickstart-reactor --format markdown
     """
-    from arena import ratings as rating
+    from arena import results
 
     fmt = output_format(fmt, json_out)
+    if bots and not history:
+        raise UsageError(f"{bots[0]!r}: naming bots needs --history (arena ratings --history BOT)")
     game = game_filter(game)
     with open_db(db) as store:
-        rows, faults = _results(store, tournament, game)
-    _one_game(rows, db)
-    outcomes = rating.outcomes_from_results(rows)
-    if not outcomes:
-        echo_listing(RATING_COLUMNS, [], fmt, [], _no_ratings_hint(rows), right=NUMBER_COLUMNS)
+        check_filters(store, tournament=tournament, game=game)
+        for bot in bots or ():
+            store.bot(bot)
+        pool = results.load_pool(store, tournament=tournament, game=game, exclude_faults=exclude_faults)
+    pool_notes(pool, db)
+    if not pool.outcomes:
+        echo_listing(RATING_COLUMNS, [], fmt, [], _no_ratings_hint(pool.stored), right=NUMBER_COLUMNS)
+    elif history:
+        echo_text(format_history(results.history(pool, bots or None), fmt))
     else:
-        echo_text(format_table(rating.leaderboard(rating.rate(outcomes, rating.make_env()), outcomes, faults), fmt))
+        echo_text(format_board(results.board(pool), fmt))
 
 
-def _results(store: Store, tournament: str | None,
-             game: str | None) -> tuple[list[ResultRow], dict[str, dict[str, int]]]:
-    """The stored results to rate and the faults of the same games (read together, while a run
-    may write), with a note on stderr (stdout keeps the table alone) naming the tournaments among
-    them that are not finished."""
-    check_filters(store, tournament=tournament, game=game)
-    with store.snapshot():
-        rows = store.results(tournament=tournament, game=game)
-        faults = store.fault_counts(tournament=tournament, game=game)
-    counted = {row.tournament for row in rows}
-    unfinished = [t.id for t in store.tournaments() if t.id in counted and t.status != "finished"]
-    if unfinished:
-        which = f"tournament {unfinished[0]} is" if len(unfinished) == 1 else f"tournaments {', '.join(unfinished)} are"
+def pool_notes(pool: Pool, db: str) -> None:
+    """Refuse a pool of two games (bots of two games never meet: one ranking of them all would
+    mislead), and say on stderr (stdout keeps the table alone) which tournaments among the games
+    are not finished and how many games ``--exclude-faults`` left out."""
+    if len(pool.games) > 1:
+        raise UsageError(f"{db} holds games of {' and '.join(pool.games)}: rate one game at a time, "
+                         f"e.g. --game {pool.games[0]}")
+    if pool.unfinished:
+        which = (f"tournament {pool.unfinished[0]} is" if len(pool.unfinished) == 1
+                 else f"tournaments {', '.join(pool.unfinished)} are")
         note(f"note: {which} not finished (interrupted, or playing now): these ratings include only the games "
              "played so far")
-    return rows, faults
+    if pool.excluded:
+        note(f"note: {pool.excluded} game{'s' if pool.excluded > 1 else ''} with a fault or forfeit left out "
+             "(--exclude-faults)")
 
 
-def _one_game(rows: list[ResultRow], db: str) -> None:
-    """Bots of two games never meet: one ranking of them all would mislead."""
-    games_here = sorted({row.game for row in rows})
-    if len(games_here) > 1:
-        raise UsageError(f"{db} holds games of {' and '.join(games_here)}: rate one game at a time, "
-                         f"e.g. --game {games_here[0]}")
-
-
-def _no_ratings_hint(rows: list[ResultRow]) -> str:
-    if not rows:
+def _no_ratings_hint(stored: int) -> str:
+    if not stored:
         return "no rated games yet; run a tournament with `arena run FILE`"
-    return (f"no rated games: none of the {len({r.game_id for r in rows})} stored games can be rated (a game "
-            "counts when some bot played in it, and no bot sat at its table twice); `arena games` shows "
-            "their faults")
+    return (f"no rated games: none of the {stored} stored games can be rated (a game "
+            "counts when some bot played in it, and no bot sat at its table twice"
+            "; --exclude-faults leaves out games with a fault or forfeit); `arena games` shows their faults")
 
 
 def games(
