@@ -101,23 +101,54 @@ def _no_ratings_hint(stored: int) -> str:
 
 def games(
     tournament: TournamentFilter = None,
-    bot: Annotated[Optional[str], typer.Option("--bot", "-b", help="Only games this bot played.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
+    bot: Annotated[Optional[list[str]], typer.Option(
+        "--bot", "-b", help="Only games this bot played (repeatable: all of them at the table).")] = None,
+    game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
+    round: Annotated[Optional[int], typer.Option("--round", "-r", min=1, help="Only games of this round.")] = None,
+    faults: Annotated[bool, typer.Option("--faults", help="Only games with a fault.")] = False,
+    per_seat: Annotated[bool, typer.Option("--per-seat", help="One row per seat of each game (bot, place, "
+                                           "forfeit, faults), e.g. for a spreadsheet with --format csv.")] = False,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many games (newest first).")] = 50,
     db: ReadDb = DEFAULT_DB,
     fmt: Format = None,
     json_out: Json = False,
 ) -> None:
     """List stored games, newest first, with each bot's place; `arena replay ID` shows one.
+    The filters combine: every one must hold.
 
-    Example: arena games --bot reactor-strong --limit 10
+    Example: arena games --bot reactor-strong --bot random --faults --limit 10
     """
     fmt = output_format(fmt, json_out)
+    game = game_filter(game)
     with open_db(db) as store:
-        check_filters(store, tournament=tournament, bot=bot)
-        rows = store.games(tournament=tournament, bot=bot, limit=limit)
+        check_filters(store, tournament=tournament, game=game)
+        for name in bot or ():
+            check_filters(store, bot=name)
+        rows = store.games(tournament=tournament, bots=bot or (), game=game, round=round, faults=faults,
+                           limit=limit)
+    filtered = any((tournament, bot, game, round, faults))
+    hint = "no games match" if filtered else "no games stored yet"
+    if per_seat:
+        seats = [seat for r in rows for seat in _seat_rows(r)]
+        echo_listing(SEAT_COLUMNS, [[_cell(v) for v in s.values()] for s in seats], fmt, seats, hint,
+                     right=frozenset({"round", "table", "seat", "place", "faults"}))
+        return
     listed = [_game_row(r) for r in rows]
-    echo_listing(GAME_COLUMNS, [cells for cells, _ in listed], fmt, [record for _, record in listed],
-                 "no games stored yet" if tournament is None and bot is None else "no games match")
+    echo_listing(GAME_COLUMNS, [cells for cells, _ in listed], fmt, [record for _, record in listed], hint)
+
+
+SEAT_COLUMNS = ("game_id", "tournament", "game", "round", "table", "seat", "bot", "place", "forfeited", "faults")
+
+
+def _seat_rows(r: GameSummary) -> list[dict[str, Any]]:
+    """A game's seats, one record each (``faults``: this seat's faults in this game)."""
+    return [{"game_id": r.id, "tournament": r.tournament, "game": r.game, "round": r.round, "table": r.table_no,
+             "seat": seat, "bot": bot, "place": r.places[seat], "forfeited": r.forfeited[seat],
+             "faults": len(r.collateral[seat])} for seat, bot in enumerate(r.bots)]
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _game_row(r: GameSummary) -> tuple[list[str], dict[str, Any]]:

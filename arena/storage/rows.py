@@ -103,6 +103,8 @@ class GameSummary:
     finished: str
     forfeited: list[bool] = field(default_factory=list)
     collateral: list[list[bool]] = field(default_factory=list)
+    round: int | None = None
+    table_no: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
