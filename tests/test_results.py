@@ -175,3 +175,45 @@ def test_standings_of_no_such_tournament(memory_store: Store) -> None:
 
     with pytest.raises(StorageError, match="no tournament|tournament"):
         results.standings(memory_store, "nope")
+
+
+def test_the_views_show_what_the_results_layer_computes(tmp_path: Path) -> None:
+    """The browsing views (schema step 5) on a real tournament, read as any SQLite client reads
+    them, agree with the store and the results layer; arena_record() unpacks a record to JSON."""
+    import json
+    import runpy
+    import sqlite3
+
+    from common import ROOT
+
+    spec = spec_file(tmp_path, "views", ["p0", "p1", "p2"], fmt="round-robin")
+    db = str(tmp_path / "views.db")
+    assert runner.invoke(app, ["run", str(spec), "--db", db, "--quiet"]).exit_code == 0
+    with open_store(db) as store:
+        pool = results.load_pool(store, tournament="views")
+        pair = results.h2h(pool, "p0", "p1").pair
+        board = {r.bot: r for r in results.board(pool).rows}
+        record = store.game_record("views/r1-t1-s0-g0")
+        seats = store.results(tournament="views")
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    rows = con.execute("SELECT * FROM seat_results ORDER BY game_id, seat").fetchall()
+    assert len(rows) == len(seats) == 12 and {r["bot"] for r in rows} == {"p0", "p1", "p2"}
+    assert sorted((r["game_id"], r["seat"], r["place"]) for r in rows) == sorted(
+        (s.game_id, s.seat, s.place) for s in seats)
+    h = con.execute("SELECT * FROM head_to_head WHERE bot_a = 'p0' AND bot_b = 'p1'").fetchone()
+    assert (h["games"], h["a_ahead"], h["b_ahead"], h["level"]) == (pair.games, pair.a_ahead, pair.b_ahead, pair.level)
+    assert h["mean_place_difference"] == round(pair.mean, 3)
+    for r in con.execute("SELECT * FROM bot_standings"):
+        assert (r["games"], r["wins"], r["faults"]) == (board[r["bot"]].games, board[r["bot"]].wins, 0)
+        assert r["mean_place"] == round(board[r["bot"]].mean_place, 3)
+    g = con.execute("SELECT seats FROM game_results WHERE id = 'views/r1-t1-s0-g0'").fetchone()
+    assert [s["place"] for s in json.loads(g["seats"])] == record["result"]["places"]
+    assert con.execute("SELECT count(*) FROM fault_list").fetchone()[0] == 0
+    functions = runpy.run_path(str(ROOT / "tools" / "sql" / "arena_sql.py"))
+    con.create_function("arena_record", 1, functions["arena_record"])
+    text = con.execute("SELECT arena_record(record) FROM games WHERE id = 'views/r1-t1-s0-g0'").fetchone()[0]
+    assert json.loads(text) == record
+    assert con.execute("SELECT json_extract(arena_record(record), '$.result.places') FROM games"
+                       " WHERE id = 'views/r1-t1-s0-g0'").fetchone()[0] == json.dumps(record["result"]["places"],
+                                                                                       separators=(",", ":"))
