@@ -70,6 +70,7 @@ def test_swiss_standings_points_and_buchholz_known_answers(tmp_path: Path, memor
     assert [[t.bots for t in r.tables] for r in st.rounds] == [[("a", "b"), ("c", "d")], [("a", "c"), ("d", "b")]]
     assert st.rounds[1].tables[1].points == {"d": 1.0, "b": 0.0} and st.rounds[0].byes == ()
     assert st.tiebreaks == ("points", "buchholz", "median_buchholz", "wins", "bot")
+    assert st.to_json()["rounds"][0]["tables"][0]["bots"] == ["a", "b"]  # plain JSON: lists, not tuples
 
 
 def test_a_bye_counts_the_bots_own_points_and_median_drops_the_extremes(tmp_path: Path,

@@ -72,7 +72,7 @@ class TableResult:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
-        return asdict(self)
+        return {**asdict(self), "bots": list(self.bots)}
 
 
 @dataclass(frozen=True, slots=True)
