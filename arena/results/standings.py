@@ -16,7 +16,9 @@ the stored games), so they can not drift from what the Swiss paired on.  Bots ar
   strength of the tables is the same for all, so Buchholz would say nothing).
 
 ``wins`` count the games a bot finished first alone; mean place is over the games where some
-bot played (a game nobody played says nothing, and gives no points either).
+bot played (a game nobody played says nothing, and gives no points either).  Tables are read
+from the stored games, so in a round that is not finished (a failed match, an interrupted run)
+a table with no stored game yet is not shown, and its bots count as sitting out until it is.
 """
 
 from __future__ import annotations
