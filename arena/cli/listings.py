@@ -37,7 +37,7 @@ TOURNAMENT_COLUMNS = ("id", "game", "status", "created")
 
 def ratings(
     bots: Annotated[Optional[list[str]], typer.Argument(
-        metavar="[BOT]...", help="With --history: only these bots (default: every rated bot).",
+        metavar="BOT", help="With --history: only these bots (default: every rated bot).",
         show_default=False)] = None,
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
     tournament: TournamentFilter = None,
