@@ -165,6 +165,7 @@ class SqliteStore(Store):
                 # Two processes opening a new (or older) file at once would both create (or
                 # upgrade) its schema: one at a time.
                 with file_lock(sidecar(self.path, "lock")):
+                    self._refuse_foreign()  # before anything is written to the file
                     self.db.enable_wal()
                     self.db.execute("PRAGMA synchronous = NORMAL")
                     # The coordinator mostly appends; a small page cache keeps its memory flat over a
@@ -234,6 +235,14 @@ class SqliteStore(Store):
             )
         if not applied:
             raise StorageError(f"{self.path} is not an arena database (no arena schema applied)")
+
+    def _refuse_foreign(self) -> None:
+        """A writing open: an empty (or new) file becomes an arena database, but a SQLite file that
+        holds tables and no arena schema is someone else's, and is refused, never converted."""
+        tables = self.db.table_names()
+        if tables and "_sqlite_migrations" not in tables:
+            raise StorageError(f"{self.path} is not an arena database (it holds other tables and no arena "
+                               "schema); pass another database file, or a new one")
 
     @contextmanager
     def running(self, tournament: str) -> Iterator[None]:
