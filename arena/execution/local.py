@@ -199,9 +199,12 @@ class LocalExecutor(Executor):
 
     def _pool(self, pending: Iterable[list[Task]], ledger: Ledger) -> None:
         context = multiprocessing.get_context("fork")
-        cpus = affinity.worker_cpus(self.workers)
-        numbers = itertools.count()
+        # Never more workers than jobs: --workers 40 for two matches forked 40 processes.
         jobs = iter(pending)
+        head = list(itertools.islice(jobs, self.workers))
+        jobs = itertools.chain(head, jobs)
+        cpus = affinity.worker_cpus(len(head))
+        numbers = itertools.count()
         retry: list[tuple[int, list[Task]]] = []  # jobs a dead worker had been sent but had not started
 
         def next_job(worker: _Worker) -> None:
