@@ -109,7 +109,7 @@ def check(
     """
     from arena.referee.check import check_bot
 
-    game_obj, _ = game_config(game, players or 2, None, None)
+    game_obj, _ = game_config(game, 2 if players is None else players, None, None)  # --players 0 is no default
     report = check_bot(bot_specs([bot])[0], game_obj.name, players=players, seed=seed, matches=matches,
                        config=referee_config(sandbox, decision_ms, game_ms, startup_ms))
     echo_report(report, json_out)

@@ -102,6 +102,10 @@ def _file(location: str) -> str:
     """The database file a location names, or :data:`MEMORY`: a path as it is, ``:memory:``, or
     a URL as SQLAlchemy spells them: ``sqlite:///arena.db``, ``sqlite:////srv/arena.db``,
     ``sqlite://`` (in memory)."""
+    if not location:
+        raise StorageError(f"the database's name is empty; give a file such as {DEFAULT_PATH}")
+    if "\0" in location:
+        raise StorageError(f"{location!r} has a NUL byte in it, which no file name may hold")
     if location[:len(URL)].lower() != URL:
         return location
     rest = location[len(URL):]
