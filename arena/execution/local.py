@@ -19,6 +19,7 @@ from arena.execution import Executor, affinity
 from arena.execution.events import Event
 from arena.execution.jobs import PlayConfig, Player, Task
 from arena.execution.ledger import Ledger
+from arena.referee.workroot import remove_workroots_of
 from arena.sandbox import stop_all as stop_all_bots
 
 
@@ -216,6 +217,7 @@ class LocalExecutor(Executor):
                 worker.give(number, job)
 
         pool = [_Worker(context, cpu, (self.play,)) for cpu in cpus]
+        started = {w.process.pid for w in pool}  # every worker's, replacements too: see the finally
         try:
             for worker in pool:
                 next_job(worker)
@@ -230,6 +232,7 @@ class LocalExecutor(Executor):
                     if worker.held and not worker.process.is_alive():
                         retry.extend(worker.give_up(ledger))
                         replacement = pool[pool.index(worker)] = _Worker(context, worker.cpu, (self.play,))
+                        started.add(replacement.process.pid)
                         next_job(replacement)
                         next_job(replacement)
         except BaseException:
@@ -242,3 +245,6 @@ class LocalExecutor(Executor):
         finally:
             for worker in pool:
                 worker.stop()
+            # The workers have ended: a socket folder one of them left (stopped as its referee
+            # started, or killed after 5 s) would stay in the temporary folder until a later run.
+            remove_workroots_of(started)

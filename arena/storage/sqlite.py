@@ -168,8 +168,10 @@ class SqliteStore(Store):
             elif self.path != MEMORY:
                 # Two processes opening a new (or older) file at once would both create (or
                 # upgrade) its schema: one at a time.
+                # Before anything is written to it or beside it (the lock file).  Safe outside
+                # the lock: arena makes _sqlite_migrations before any other table of a new file.
+                self._refuse_foreign()
                 with file_lock(sidecar(self.path, "lock")):
-                    self._refuse_foreign()  # before anything is written to the file
                     self.db.enable_wal()
                     self.db.execute("PRAGMA synchronous = NORMAL")
                     # The coordinator mostly appends; a small page cache keeps its memory flat over a
