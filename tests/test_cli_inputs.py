@@ -149,11 +149,25 @@ def _terminal_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_a_stopped_run_leaves_no_socket_folder(tmp_path: Path, sig: signal.Signals) -> None:
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (a coordinator's workers)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, "frozen"], ids=["ctrl-c", "sigterm", "frozen-workers"])
+def test_a_stopped_run_leaves_no_socket_folder(tmp_path: Path, sig: signal.Signals | str) -> None:
     """Ctrl-C (to the process group) or SIGTERM (to the coordinator) during `arena run --workers 2`:
     no `arena-ref-*` folder of that run is left in its temporary folder (its own, so that other
-    runs on the machine do not count)."""
+    runs on the machine do not count).  ``frozen``: SIGTERM while the workers are stopped
+    (SIGSTOP), so that they cannot clean up and are killed after 5 s: their folders were left."""
     temp = Path(tempfile.mkdtemp(prefix="arq-", dir="/tmp"))  # short: a socket path holds 107 bytes
     proc = None
     try:
@@ -173,7 +187,12 @@ def test_a_stopped_run_leaves_no_socket_folder(tmp_path: Path, sig: signal.Signa
             except sqlite3.OperationalError:
                 pass
         assert stored >= 3 and made and proc.poll() is None, proc
-        if sig == signal.SIGINT:
+        if sig == "frozen":
+            for worker in _children(proc.pid):
+                os.kill(worker, signal.SIGSTOP)
+            sig = signal.SIGTERM
+            proc.send_signal(sig)
+        elif sig == signal.SIGINT:
             os.killpg(proc.pid, sig)
         else:
             proc.send_signal(sig)

@@ -20,6 +20,7 @@ from arena.execution.events import Event
 from arena.execution.jobs import PlayConfig, Player, Task
 from arena.execution.ledger import Ledger
 from arena.referee.workroot import remove_workroots_of
+from arena import sandbox
 from arena.sandbox import stop_all as stop_all_bots
 
 
@@ -245,6 +246,10 @@ class LocalExecutor(Executor):
         finally:
             for worker in pool:
                 worker.stop()
-            # The workers have ended: a socket folder one of them left (stopped as its referee
-            # started, or killed after 5 s) would stay in the temporary folder until a later run.
+            # The workers have ended: what one of them left (stopped as its referee started, or
+            # killed after 5 s) would stay until a later run's referee swept it: its socket
+            # folder, and its bots (stopped here as that sweep stops them) with their folders.
             remove_workroots_of(started)
+            sandbox.reap_orphans()
+            sandbox.reap_stale_groups()
+            sandbox.remove_stale_workdirs()
