@@ -9,7 +9,7 @@ the rest, and status 130 (143 for SIGTERM).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -23,19 +23,21 @@ from arena.cli.options import (
     Db,
     Json,
     Quiet,
+    bad_argument,
     db_exists,
     open_db,
     output_format,
     tournament_file,
 )
 from arena.cli.output import echo_text, note
-from arena.cli.progress import ProgressBar
+from arena.cli.progress import ProgressBar, standings_lines
+from arena.cli.stopview import stop_lines
 from arena.core.signals import Terminated, stopped_by_signals
 from arena.core.terminal import report_to_stderr
-from arena.errors import ArenaError, StorageError
+from arena.errors import ArenaError, ConfigError, StorageError
 
 if TYPE_CHECKING:
-    from arena.tournament import TournamentOutcome
+    from arena.tournament import Progress, Tournament, TournamentOutcome
 
 
 def run(
@@ -46,24 +48,52 @@ def run(
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP + " With csv, json or markdown only the ratings go to stdout.")] = None,
     json_out: Json = False,
     quiet: Quiet = False,
+    stop: Annotated[Optional[str], typer.Option("--stop", metavar="RULE", help="Stop early: 'settled' plays whole blocks until every neighbouring pair of the order is settled (or --max-games), 'none' plays the schedule; over the file's [stop].")] = None,
+    max_games: Annotated[Optional[int], typer.Option("--max-games", min=1, help="With --stop settled: the most games (at the end of a block); raise it to extend a stopped tournament.")] = None,
+    standings_every: Annotated[Optional[int], typer.Option("--standings-every", min=0, metavar="N", help="Print the top of the table with its certainty every N games played; 0: never. By default on a terminal, every tenth of the run (at least 10 games).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs the cluster extra: pip install -e '.[cluster]' in the arena project.")] = None,
 ) -> None:
     """Run a tournament; an interrupted run resumes where it stopped when run again.
 
-    Example: arena run tournaments/quickstart-reactor.toml --workers 2
+    Example: arena run tournaments/quickstart-reactor.toml --workers 2 --stop settled --max-games 600
     """
     from arena.execution import check_executor
     from arena.tournament import Tournament
 
     fmt = output_format(fmt, json_out)
     spec = tournament_file(file)
+    with bad_argument(ConfigError):
+        spec = spec.with_stop(stop, max_games)
     check_executor(cluster, spec.sandbox.get("mode", "auto"))
     _warnings_to_stderr(forked_workers=workers > 1 and cluster is None)
     new = not db_exists(db)
     with ProgressBar(enabled=not quiet) as bar, _stop_reported(bar, db, ctx.obj), stopped_by_signals(), \
             open_db(db, create=True) as store, store.removed_if_unused(new):
-        outcome = Tournament(spec, store).run(workers=workers, on_progress=bar.update, cluster=cluster)
+        tournament = Tournament(spec, store)
+        outcome = tournament.run(workers=workers, on_progress=_live_view(bar, tournament, standings_every),
+                                 cluster=cluster)
     _show(outcome, db, fmt)
+
+
+def _live_view(bar: ProgressBar, tournament: Tournament, every: int | None) -> Callable[[Progress], None]:
+    """The progress line, and the standings every ``every`` games played (by default on a
+    terminal only: a tenth of the run, at least 10 games)."""
+    printed = 0
+
+    def on_progress(p: Progress) -> None:
+        nonlocal printed
+        bar.update(p)
+        n = every if every is not None else (_tenth(p) if bar.tty else 0)
+        if n and p.games_done - printed >= n:
+            printed = p.games_done
+            bar.print_above(standings_lines(tournament.ranking(), p.games_done + p.games_skipped))
+
+    return on_progress
+
+
+def _tenth(p: Progress) -> int:
+    total = p.games_max if p.games_max is not None else p.matches_total
+    return max(total // 10, 10)
 
 
 def _show(outcome: TournamentOutcome, db: str, fmt: str) -> None:
@@ -72,6 +102,9 @@ def _show(outcome: TournamentOutcome, db: str, fmt: str) -> None:
     and errors go to stderr)."""
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}", err=fmt != "table")
+    if outcome.stop is not None:
+        for line in stop_lines(outcome.stop):
+            typer.echo(line, err=fmt != "table")
     echo_text(format_table(outcome.leaderboard, fmt))
     if outcome.errors:  # each was reported as it happened: the run ends with what to do about them
         raise ArenaError(f"the run ended with {len(outcome.errors)} error{'s' if len(outcome.errors) > 1 else ''} "

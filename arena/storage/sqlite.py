@@ -494,6 +494,14 @@ class SqliteStore(Store):
                 "UPDATE tournaments SET status = 'finished', finished = ? WHERE id = ?", [_now(), id]
             )
 
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """A longer schedule for a stored tournament (see :meth:`Store.grow_tournament`)."""
+        self.tournament(id)
+        with self._write():
+            self.db.execute("UPDATE tournaments SET spec = ?, status = 'running', finished = NULL WHERE id = ?",
+                            [_canonical(spec).decode(), id])
+        return self.tournament(id)
+
     @staticmethod
     def _tournament(row: dict[str, Any]) -> Tournament:
         return Tournament(**{**row, "spec": orjson.loads(row["spec"])})

@@ -167,6 +167,11 @@ class Store(ABC):
         """Mark a tournament finished."""
 
     @abstractmethod
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """Keep ``spec`` as the tournament's (a longer schedule of the same games, checked by the
+        caller) and mark it running again: its stored games stay, a run plays the rest."""
+
+    @abstractmethod
     def tournament(self, id: str) -> Tournament:
         """One tournament; a StorageError naming the command that lists them if there is none."""
 
