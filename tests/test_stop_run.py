@@ -80,11 +80,17 @@ def test_a_clear_field_stops_early_and_an_extended_one_resumes_to_the_same_games
     assert re.search(r"stopped: reached max_games = 4; unresolved: (heuristic>random|random>heuristic)", early)
     assert re.search(r"(heuristic > random|random > heuristic)  unresolved", early)
     assert len(games_in(cut)) == 4
-    with open_store(str(cut)) as store:
-        assert store.tournament("t").status == "finished"
+    with open_store(str(cut)) as store:  # the decision is kept with the tournament
+        stopped = store.tournament("t")
+        assert stopped.status == "finished" and stopped.stop is not None
+        assert stopped.stop["reason"].startswith("reached max_games = 4") and stopped.stop["games"] == 4
+        assert [p["status"] for p in stopped.stop["pairs"]] == ["open"]
     extended = run(str(spec), "--db", str(cut))  # max_games back to the file's 300
     assert f"{n - 4} games played now, 4 already stored" in extended and stopped_after(extended) == n
     assert games_in(cut) == stored
+    with open_store(str(cut)) as store, open_store(str(whole)) as one:
+        assert store.tournament("t").stop == one.tournament("t").stop
+        assert [p["status"] for p in one.tournament("t").stop["pairs"]] == ["separated"]
 
 
 def test_a_field_of_equals_runs_to_max_games_and_names_the_open_pair(tmp_path: Path) -> None:

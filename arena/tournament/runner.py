@@ -322,7 +322,8 @@ class Tournament:
                     if progress.decision.stop:
                         break
         if not errors:
-            self.store.finish_tournament(self.id)
+            decision = progress.decision
+            self.store.finish_tournament(self.id, decision.to_json() if decision is not None else None)
         board = self.rate()
         return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors,
                                  progress.decision)
