@@ -173,3 +173,28 @@ def test_a_finished_swiss_grows_when_rounds_is_raised(tmp_path: Path) -> None:
     assert "2 games played now, 2 already stored" in out
     run(str(tournament(tmp_path, bots, extra=swiss + "2", file="u.toml")), "--db", str(fresh), "--quiet")
     assert games_in(db) == games_in(fresh)
+
+
+def test_a_run_interrupted_inside_a_block_resumes_to_the_stop_of_one_run(tmp_path: Path) -> None:
+    """Stopped by Ctrl-C after the first game of the second block (blocks of 3: one table of 3
+    under its 3 rotations), the rerun finishes that block, decides only on whole blocks, and
+    stops where an uninterrupted run stops, with the same games."""
+    text = tournament(tmp_path, {f"r{i}": RANDOM for i in range(3)}, seats=3,
+                      extra='[stop]\nrule = "settled"\nmax_games = 6')
+    spec = load_tournament(text)
+    whole, cut = tmp_path / "whole.db", tmp_path / "cut.db"
+    with open_store(str(whole)) as store:
+        one = Tournament(spec, store).run()
+    assert one.stop is not None and one.stop.games == 6 and one.played == 6
+
+    def interrupt(progress) -> None:
+        if progress.games_done == 4:
+            raise KeyboardInterrupt
+
+    with open_store(str(cut)) as store:
+        with pytest.raises(KeyboardInterrupt):
+            Tournament(spec, store).run(on_progress=interrupt)
+        assert len(games_in(cut)) == 4 and store.tournament("t").status == "running"
+        again = Tournament(spec, store).run()
+    assert again.played == 2 and again.skipped == 4
+    assert games_in(cut) == games_in(whole) and again.stop == one.stop
