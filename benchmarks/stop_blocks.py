@@ -277,13 +277,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         lambda: synthetic("heads-up, gap 0.15", field_for_gaps([0.15], 2, deal_share=0.3), 2, s, True),
     ]
     results: list[tuple[Scenario, Runs]] = []
+    print("\nEach field's row is printed as it is done; the worst-case fixed lengths follow at the end.\n")
+    print("| field | games a block | runs | wrong order at the stop | settled / at max_games | pairs tied "
+          "(falsely) | games median / p90 | same-accuracy fixed length |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+
+    def measure(sc: Scenario) -> None:
+        t0 = time.perf_counter()
+        r = run_scenario(sc, runs, rule, horizon)
+        results.append((sc, r))
+        rate = r.wrong / runs
+        same = shown(fixed_length(r.curves, rate), r.block_games) if sc.has_far_pairs() else "-"
+        print(f"| {sc.name} | {r.block_games} | {runs} | {r.wrong} ({rate:.1%}) | {r.settled} / {r.at_max} | "
+              f"{r.tied} ({r.false_ties}) | {statistics.median(r.games):g} / {quantile(r.games, 0.9)} | {same} |")
+        print(f"  {sc.name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+
     for make in scenarios:
         sc = make()
-        if args.only and args.only not in sc.name:
-            continue
-        t0 = time.perf_counter()
-        results.append((sc, run_scenario(sc, runs, rule, horizon)))
-        print(f"  {sc.name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        if not args.only or args.only in sc.name:
+            measure(sc)
     for game, policies, size, name in (("reactor", ("random", "heuristic", "strong"), rpool,
                                         "Reactor bundled bots at 3, real games"),
                                        ("powder-keg", ("random", "heuristic", "counting", "strong"), kpool,
@@ -293,23 +305,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         t0 = time.perf_counter()
         pool = real_pool(game, policies, size, s)
         sc, places = resampled(name, pool, s)
-        print(f"{name}: pool of {size} matches ({time.perf_counter() - t0:.0f} s); mean places "
+        print(f"  {name}: pool of {size} matches ({time.perf_counter() - t0:.0f} s); mean places "
               + ", ".join(f"{b} {places[b]:.3f}" for b in sc.bots) + "; neighbour gaps "
-              + ", ".join(f"{sc.gap(a, b):.3f}" for a, b in zip(sc.bots, sc.bots[1:])))
-        results.append((sc, run_scenario(sc, runs, rule, horizon)))
-        print(f"  {sc.name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+              + ", ".join(f"{sc.gap(a, b):.3f}" for a, b in zip(sc.bots, sc.bots[1:])), file=sys.stderr)
+        measure(sc)
 
-    worst = {(len(sc.bots), sc.seats): fixed_length(r.curves, ALPHA) for sc, r in results if sc.boundary}
-    print("\n| field | games a block | runs | wrong order at the stop | settled / at max_games | pairs tied "
-          "(falsely) | games median / p90 | same-accuracy fixed length | worst-case fixed length (<= alpha) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for sc, r in results:
-        rate = r.wrong / runs
-        same = shown(fixed_length(r.curves, rate), r.block_games) if sc.has_far_pairs() else "-"
-        wc = worst.get((len(sc.bots), sc.seats))
-        wcs = shown(wc, r.block_games) if wc is not None else "-"
-        print(f"| {sc.name} | {r.block_games} | {runs} | {r.wrong} ({rate:.1%}) | {r.settled} / {r.at_max} | "
-              f"{r.tied} ({r.false_ties}) | {statistics.median(r.games):g} / {quantile(r.games, 0.9)} | {same} | {wcs} |")
+    worst = {(len(sc.bots), sc.seats): (fixed_length(r.curves, ALPHA), r.block_games)
+             for sc, r in results if sc.boundary}
+    if worst:
+        print("\nWorst-case fixed length: the games after which the share of runs whose order reverses a pair at "
+              "least delta apart stays <= alpha, on the field of that size whose gaps are all delta:\n")
+        print("| bots at seats | fixed length (first reached - held) |")
+        print("|---|---:|")
+        for (bots, seats), (blocks, per_block) in sorted(worst.items()):
+            print(f"| {bots} at {seats} | {shown(blocks, per_block)} |")
     near = [(sc, r) for sc, r in results if sum(r.near.values())]
     if near:
         print("\nPairs inside the zone (closer than delta) at the stop:\n")
