@@ -501,12 +501,12 @@ def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path
     db = tmp_path / "s.db"
     real = Tournament._execute
 
-    def one_match_fails(self, pairings, executor, progress, on_progress, errors):
+    def one_match_fails(self, pairings, executor, progress, on_progress, errors, **how):
         pairings = list(pairings)
         if pairings[0].round == 1:
             errors.append("match t/r1-t2 failed: (made up for the test)")
             pairings = pairings[:1]
-        real(self, pairings, executor, progress, on_progress, errors)
+        real(self, pairings, executor, progress, on_progress, errors, **how)
 
     with open_store(str(db)) as store:
         monkeypatch.setattr(Tournament, "_execute", one_match_fails)
