@@ -501,17 +501,28 @@ class SqliteStore(Store):
             return stored
         return self.tournament(id)
 
-    def finish_tournament(self, id: str) -> None:
+    def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
         """Mark a tournament finished (its games stay; resuming it plays nothing new)."""
         self.tournament(id)  # unknown id: a clear error rather than a silent no-op
         with self._write():
             self.db.execute(
-                "UPDATE tournaments SET status = 'finished', finished = ? WHERE id = ?", [_now(), id]
+                "UPDATE tournaments SET status = 'finished', finished = ?, stop = ? WHERE id = ?",
+                [_now(), _canonical(stop).decode() if stop is not None else None, id]
             )
+
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """A longer schedule for a stored tournament (see :meth:`Store.grow_tournament`)."""
+        self.tournament(id)
+        with self._write():
+            self.db.execute("UPDATE tournaments SET spec = ?, status = 'running', finished = NULL WHERE id = ?",
+                            [_canonical(spec).decode(), id])
+        return self.tournament(id)
 
     @staticmethod
     def _tournament(row: dict[str, Any]) -> Tournament:
-        return Tournament(**{**row, "spec": orjson.loads(row["spec"])})
+        stop = row.get("stop")
+        return Tournament(**{**row, "spec": orjson.loads(row["spec"]),
+                             "stop": orjson.loads(stop) if stop is not None else None})
 
     def tournament(self, id: str) -> Tournament:
         """One tournament; a clear error if the id is unknown."""
