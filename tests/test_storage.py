@@ -244,8 +244,10 @@ def test_bot_versions_by_content(store):
     assert store.bot_content(v1.id) == b"print('a')" and store.bot_content(v2.id) == b"print('a2')"
     assert store.bot_version(v1.id) == v1
 
-    # Going back to the first file reuses version 1 and makes it the current one.
+    # Going back to the first file reuses version 1 but leaves version 2 current, unless asked.
     back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {})
+    assert back.id == v1.id and store.bot("alice").version == 2
+    back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {}, make_current=True)
     assert back.id == v1.id and store.bot("alice").version == 1
     assert [(b.name, b.version, b.versions) for b in store.bots()] == [("alice", 1, 2)]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -48,6 +49,7 @@ class Package:
     command: tuple[str, ...]
     name: str | None = None  # the manifest's, or the file's stem
     games: tuple[str, ...] = ()
+    source: str = ""  # where it was packed from, as the registry notes it
 
     @property
     def sha256(self) -> str:
@@ -69,10 +71,38 @@ def pack(path: Path) -> Package:
         manifest = folders.manifest(entries, where)
         command = folders.command_template(entries, manifest.command, where)
         stem = path.name.split(".")[0] if path.is_file() else path.resolve().name
-        return Package(f"{stem}.tar", folders.to_tar(entries), tuple(command), manifest.name or stem, manifest.games)
+        return Package(f"{stem}.tar", folders.to_tar(entries), tuple(command), manifest.name or stem, manifest.games,
+                       str(path.resolve()))
     if not path.is_file():
         raise UnknownBot(f"no bot at {path}")
-    return Package(path.name, path.read_bytes(), tuple(command_template(path)), path.stem)
+    return Package(path.name, path.read_bytes(), tuple(command_template(path)), path.stem, (), str(path.resolve()))
+
+
+def pack_target(target: str) -> Package:
+    """What a user names a bot by (a path, or a command line such as ``/opt/env/bin/python
+    bot.py``) as the registry stores it: a command line's script is stored (else its program),
+    and its interpreter stays a path of this machine."""
+    if Path(target).exists():
+        return pack(Path(target))
+    try:
+        words = shlex.split(target)
+    except ValueError as exc:
+        raise UnknownBot(f"no bot at {target!r}: {exc}") from None
+    program = shutil.which(words[0]) if words else None
+    if program is None:
+        raise UnknownBot(f"no bot at {target!r}: give a path to a script, a bot folder, or a command")
+    real = os.path.realpath(program)
+    node = shutil.which("node")
+    runner = ("python" if real == os.path.realpath(sys.executable) else
+              "node" if node is not None and real == os.path.realpath(node) else real)
+    script = next((i for i, w in enumerate(words[1:], 1) if Path(w).is_file()), None)
+    rest = [str(Path(w).resolve()) if Path(w).exists() else w for w in words[1:]]
+    if script is None:  # the program is the bot: store it
+        return Package(Path(real).name, Path(real).read_bytes(), ("{file}", *rest), Path(real).stem, (), target)
+    path = Path(words[script]).resolve()
+    command = [runner, *rest]
+    command[script] = "{file}"
+    return Package(path.name, path.read_bytes(), tuple(command), path.stem, (), target)
 
 
 def _write_once(target: Path, name: str, write: Callable[[Path], None]) -> None:
@@ -111,7 +141,7 @@ def runnable(name: str, filename: str, content: Callable[[], bytes], command: Se
 
         def write_file(at: Path) -> None:
             at.write_bytes(content())
-            os.chmod(at, 0o755 if list(command) == ["{file}"] else 0o644)
+            os.chmod(at, 0o755 if list(command)[:1] == ["{file}"] else 0o644)
 
         _write_once(target, name, write_file)
     for directory in (folder.parent, folder):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -14,7 +13,6 @@ from arena.cli.options import (
     DEFAULT_DB,
     GAMES,
     LIMITS,
-    BotGame,
     Db,
     DecisionMs,
     Format,
@@ -23,8 +21,8 @@ from arena.cli.options import (
     ReadDb,
     Sandbox,
     StartupMs,
-    bot_file,
     bot_name,
+    bot_package,
     db_exists,
     find_game,
     game_filter,
@@ -33,7 +31,7 @@ from arena.cli.options import (
     referee_config,
 )
 from arena.cli.output import Report, echo_json, echo_lines, echo_listing
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 
 if TYPE_CHECKING:
     from arena.storage import BotVersion
@@ -43,9 +41,10 @@ COLUMNS = ("name", "game", "version", "versions", "games")
 
 
 def add(
-    path: Annotated[Path, typer.Argument(help="The bot's file (.py, .js, or an executable).")],
-    name: Annotated[str, typer.Option(help="Name to register it under; a changed file becomes a new version.")],
-    game: BotGame,
+    path: Annotated[str, typer.Argument(help="The bot: a file (.py, .js, an executable), a folder or .zip/.tar.gz with a bot.toml, or a command line.")],
+    name: Annotated[Optional[str], typer.Option(help="Name to register it under (default: its bot.toml's name, or the file's stem); a changed bot becomes a new version.")] = None,
+    game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}); default: the one its bot.toml names.")] = None,
+    make_current: Annotated[bool, typer.Option("--make-current", help="If the name already has this content as an older version, make that version current again.")] = False,
     db: Db = DEFAULT_DB,
     sandbox: Sandbox = "auto",
     decision_ms: DecisionMs = LIMITS.decision_ms,
@@ -54,23 +53,33 @@ def add(
     json_out: Annotated[bool, typer.Option("--json", help="Print the outcome and the check report as JSON.")] = False,
 ) -> None:
     """Validate a bot (as `arena check` does, with the time limits of the tournaments it will
-    play) and store it with its content and hash.
+    play) and store it whole (a folder as one archive) with its content hash.
 
     Example: arena bots add bots/reactor_strong.py --name strong --game reactor
     """
+    from arena.bots.package import unpacked
     from arena.referee.check import check_bot
     from arena.storage.registry import add_checked
 
     # Everything the user typed is checked before the bot is run.
-    bot_name(name)
-    game_name = find_game(game).name
-    spec = bot_file(path, name)
+    package = bot_package(path)
+    name = bot_name(name or package.name or "")
+    game_name = find_game(game or _manifest_game(package.games)).name
+    if package.games and game_name not in package.games:
+        raise UsageError(f"{path}: its bot.toml says it plays {', '.join(package.games)}, not {game_name}")
+    spec = unpacked(package, name)  # what is checked is what is stored
     referee = referee_config(sandbox, decision_ms, game_ms, startup_ms)
-    added = add_checked(path, name=name, game=game_name,
+    added = add_checked(package, name=name, game=game_name, make_current=make_current,
                         check=lambda: _shown(check_bot(spec, game_name, config=referee), json_out),
                         existing=partial(open_db, db) if db_exists(db) else None,
                         writable=partial(open_db, db, create=True))
     _say_added(added, db, json_out)
+
+
+def _manifest_game(games: tuple[str, ...]) -> str:
+    if len(games) != 1:
+        raise UsageError("give the bot's game with --game" + (f" (its bot.toml names {', '.join(games)})" if games else ""))
+    return games[0]
 
 
 def _shown(report: Report, json_out: bool) -> Report:
@@ -89,16 +98,22 @@ def _say_added(added: Added, db: str, json_out: bool) -> None:
             echo_json({"registered": False, "name": added.name, "reason": "the check failed", "check": check})
         raise ArenaError(f"{added.name} was not registered: fix the problems "
                          f"{'in the check report' if json_out else 'above'} and add it again")
+    current = added.current.version if added.current is not None else version.version
     if json_out:
         echo_json({"registered": True, "name": version.name, "version": version.version, "sha256": version.sha256,
-                   "check": check} if added.stored else
+                   "current": current, "check": check} if added.stored else
                   {"registered": False, "name": added.name, "version": version.version, "sha256": added.sha256,
-                   "reason": "this content is already the current version"})
+                   "current": current, "reason": "the name already has this content"})
     elif added.stored:
         typer.echo(f"registered {version.name} version {version.version} (sha256 {version.sha256[:12]}) in {db}")
+    elif current == version.version:
+        typer.echo(f"{added.name} version {version.version} already has this content (sha256 {added.sha256[:12]}) "
+                   f"in {db}: " + ("it is the current version again" if added.made_current else "nothing to add"))
     else:
         typer.echo(f"{added.name} version {version.version} already has this content (sha256 {added.sha256[:12]}) "
-                   f"in {db}: nothing to add")
+                   f"in {db}; the current version stays {current} (add --make-current to make version "
+                   f"{version.version} current again, or name it {added.name}@{version.version})")
+
 
 
 def list_bots(

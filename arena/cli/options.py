@@ -30,6 +30,7 @@ from arena.games import REGISTRY, Game, GameConfig, get_game
 from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS, Limits
 
 if TYPE_CHECKING:
+    from arena.bots.package import Package
     from arena.referee import RefereeConfig
     from arena.sandbox import Mode
     from arena.storage import Store
@@ -121,15 +122,13 @@ def bot_name(name: str) -> str:
     return name
 
 
-def bot_file(path: Path, name: str) -> BotSpec:
-    """A bot file to register as ``name``: a file that is there and that arena knows how to run."""
-    from arena.bots.package import command_template
+def bot_package(target: str) -> Package:
+    """A bot to register (a file, a folder or archive with a ``bot.toml``, or a command line),
+    packed as the registry stores it; what is wrong with it is a bad argument."""
+    from arena.bots.package import pack_target
 
-    if not path.is_file():
-        raise UsageError(f"no bot file at {path}")
     with bad_argument(UnknownBot):
-        command_template(path)
-    return bot_specs([str(path)], name)[0]
+        return pack_target(target)
 
 
 def sandbox_mode(text: str) -> Mode:

@@ -363,8 +363,10 @@ class SqliteStore(Store):
         content: bytes,
         command: list[str],
         check_report: dict[str, Any] | None = None,
+        make_current: bool = False,
     ) -> BotVersion:
-        """Register a bot's file; the same content again returns its existing version."""
+        """Register a bot's file; the same content again returns its existing version, which
+        becomes the current one only if ``make_current`` (a new version always does)."""
         if not name or name != name.strip():
             raise StorageError(f"bot name {name!r} must be non-empty without surrounding spaces")
         sha = content_sha256(content)
@@ -384,6 +386,8 @@ class SqliteStore(Store):
                         f"{orjson.loads(same['command'])}; register the new command under another bot name"
                     )
                 version_id = same["id"]
+                if make_current:
+                    self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
             else:
                 number = self.db.execute(
                     "SELECT coalesce(max(version), 0) + 1 FROM bot_versions WHERE bot = ?", [name]
@@ -394,7 +398,7 @@ class SqliteStore(Store):
                     [name, number, sha, filename, content, orjson.dumps(list(command)).decode(), _now(),
                      orjson.dumps(check_report or {}).decode()],
                 ).lastrowid
-            self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
+                self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
         return self.bot_version(version_id)
 
     _VERSION_SQL = (
@@ -414,7 +418,7 @@ class SqliteStore(Store):
         """The bot's current version (the one registered last)."""
         row = self._one(self._VERSION_SQL + " WHERE v.id = b.current AND b.name = ?", [name])
         if row is None:
-            names = [r["name"] for r in self._all("SELECT name FROM bots ORDER BY name")]
+            names = [r["name"] for r in self._all("SELECT name FROM bots WHERE instr(name, '@') = 0 ORDER BY name")]
             known = ", ".join(names) if names else "none yet"
             raise UnknownBot(f"no bot named {name!r} (bots: {known}); add it with `arena bots add`")
         return self._bot_version(row)
@@ -433,7 +437,9 @@ class SqliteStore(Store):
 
     def bot_games(self, name: str) -> int:
         """How many stored games the bot played (all its versions)."""
-        return self.db.execute("SELECT count(*) FROM results WHERE bot = ?", [name]).fetchone()[0]
+        # Its versions played under their own labels (NAME@N) too: a range on the indexed name.
+        return self.db.execute("SELECT count(*) FROM results WHERE bot = :n OR (bot >= :n || '@' AND bot < :n || 'A')",
+                               {"n": name}).fetchone()[0]
 
     def bot_content(self, version_id: int) -> bytes:
         """The stored file (or tar of a bot directory) of one version, byte for byte."""
@@ -447,8 +453,9 @@ class SqliteStore(Store):
         rows = self._all(
             "SELECT b.name, b.game, cur.version,"
             " (SELECT count(*) FROM bot_versions v WHERE v.bot = b.name) AS versions,"
-            " (SELECT count(*) FROM results r WHERE r.bot = b.name) AS games"
-            " FROM bots b JOIN bot_versions cur ON cur.id = b.current"
+            " (SELECT count(*) FROM results r WHERE r.bot = b.name"
+            "  OR (r.bot >= b.name || '@' AND r.bot < b.name || 'A')) AS games"
+            " FROM bots b JOIN bot_versions cur ON cur.id = b.current AND cur.bot = b.name"
             " WHERE ? IS NULL OR b.game = ? ORDER BY b.name",
             [game, game],
         )
@@ -606,7 +613,19 @@ class SqliteStore(Store):
                 raise StorageError(f"game {game.id!r}: bot version {vid} is not in the database; add the bot first")
             if found[vid][1] != game.game:
                 raise StorageError(f"game {game.id!r}: bot {found[vid][0]!r} plays {found[vid][1]}, not {game.game}")
-        return [found[vid][0] for vid in game.seats]
+        names = [found[vid][0] for vid in game.seats]
+        if not game.seat_names:
+            return names
+        for seat, (label, bot, vid) in enumerate(zip(game.seat_names, names, game.seats, strict=True)):
+            if label == bot:
+                continue
+            if not label.startswith(bot + "@"):
+                raise StorageError(f"game {game.id!r}: seat {seat} is called {label!r} but plays a version of {bot!r}")
+            # A version played under its own label is a row of its own in bots (the results'
+            # foreign key), never listed as a bot: names may not hold an "@".
+            self.db.execute("INSERT OR IGNORE INTO bots (name, game, created, current) VALUES (?, ?, ?, ?)",
+                            [label, game.game, _now(), vid])
+        return list(game.seat_names)
 
     def played_ids(self, tournament_id: str) -> set[str]:
         """Ids of the tournament's stored games: what a resumed run skips."""

@@ -126,9 +126,10 @@ class Store(ABC):
 
     @abstractmethod
     def add_bot_version(self, name: str, game: str, filename: str, content: bytes, command: list[str],
-                        check_report: dict[str, Any] | None = None) -> BotVersion:
-        """Register a bot's file under ``name`` and make it the current version; the same
-        content again returns its existing version."""
+                        check_report: dict[str, Any] | None = None, make_current: bool = False) -> BotVersion:
+        """Register a bot's file under ``name`` as its new current version; content it already
+        has returns that version, made current only if ``make_current`` (re-adding an old file
+        must not silently change what tournaments of the name play)."""
 
     @abstractmethod
     def bot(self, name: str) -> BotVersion:

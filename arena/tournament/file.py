@@ -88,7 +88,7 @@ def _bot_names(value: Any, game: Game, seats: Any) -> Any:
     """The bots by name only, in any order (the scheduler sorts the field): a project moved or
     copied elsewhere resumes its tournament (the bots are held to their stored content)."""
     if isinstance(value, list):
-        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
+        return sorted(({k: v for k, v in entry.items() if k not in ("path", "command")} for entry in value), key=str)
     return value
 
 
