@@ -159,7 +159,7 @@ def _zip_entries(path: Path) -> Iterator[Entry]:
             used += len(data)
             if stat.S_ISLNK(mode):
                 yield Entry(info.filename, "link", target=data.decode("utf-8", "replace"))
-            elif mode and not stat.S_ISREG(mode):
+            elif stat.S_IFMT(mode) and not stat.S_ISREG(mode):
                 raise _bad(where, f"{info.filename} is not a file, folder or link")
             else:
                 yield Entry(info.filename, "file", data, bool(mode & stat.S_IXUSR))
