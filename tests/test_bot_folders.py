@@ -345,3 +345,35 @@ def test_check_explains_an_interpreter_outside_the_sandbox(tmp_path: Path) -> No
     report = check_bot(bot_spec(str(script)), "reactor", matches=1)
     assert any(f"#!{venv}/bin/python, which is not visible in the sandbox" in p for p in report.problems), \
         report.problems
+
+
+def test_bots_list_in_a_folder_with_no_database_is_an_empty_list(tmp_path: Path) -> None:
+    db = str(tmp_path / "none.db")
+    assert "no bots in" in ok("bots", "list", "--db", db)
+    listed = runner.invoke(app, ["bots", "list", "--db", db, "--json"])
+    assert listed.exit_code == 0 and json.loads(listed.stdout) == []
+    assert not Path(db).exists()
+
+
+def test_remove_and_rename_keep_stored_games_under_the_name_they_were_played(tmp_path: Path) -> None:
+    db = str(tmp_path / "b.db")
+    with open_store(db) as store:
+        for name in ("a", "b", "c"):
+            register(store, RANDOM, name=name, game="reactor")
+    (tmp_path / "t.toml").write_text('name = "t"\ngame = "reactor"\nseats = 2\nseed = 1\n[sandbox]\nmode = "none"\n'
+                                     '[[bots]]\nname = "a"\n[[bots]]\nname = "b"\n')
+    ok("run", str(tmp_path / "t.toml"), "--db", db)
+    before = json.loads(ok("ratings", "--db", db, "--json"))
+    assert "renamed a to alpha" in ok("bots", "rename", "a", "alpha", "--db", db)
+    assert "removed b" in ok("bots", "remove", "b", "--db", db)
+    assert "removed c" in ok("bots", "remove", "c", "--db", db)  # never played: gone
+    listed = {row["name"]: row for row in json.loads(ok("bots", "list", "--db", db, "--json"))}
+    assert set(listed) == {"alpha"} and listed["alpha"]["games"] == 2
+    assert json.loads(ok("ratings", "--db", db, "--json")) == before  # the games did not change
+    with open_store(db) as store:
+        with pytest.raises(UnknownBot):
+            store.bot("b")
+        assert store.bot_history("c") == [] and store.bot("alpha").version == 1
+        assert store.counts()["games"] == 2
+    taken = runner.invoke(app, ["bots", "rename", "alpha", "b", "--db", db])
+    assert taken.exit_code != 0 and "already" in str(taken.exception)

@@ -34,7 +34,7 @@ from arena.cli.output import Report, echo_json, echo_lines, echo_listing
 from arena.errors import ArenaError, UsageError
 
 if TYPE_CHECKING:
-    from arena.storage import BotVersion
+    from arena.storage import BotVersion, Store
     from arena.storage.registry import Added
 
 COLUMNS = ("name", "game", "version", "versions", "games")
@@ -128,8 +128,10 @@ def list_bots(
     """
     fmt = output_format(fmt, json_out)
     game = game_filter(game)
-    with open_db(db) as store:
-        rows = store.bots(game)
+    rows = []
+    if db_exists(db):  # a folder with no database yet has no bots: an empty list, not an error
+        with open_db(db) as store:
+            rows = store.bots(game)
     which = f"no {game} bots" if game else "no bots"
     echo_listing(COLUMNS, [[r.name, r.game, str(r.version), str(r.versions), str(r.games)] for r in rows], fmt,
                  [asdict(r) for r in rows], f"{which} in {db}; add one with `arena bots add PATH --name NAME --game GAME`",
@@ -170,3 +172,41 @@ def _show_lines(version: BotVersion, history: list[BotVersion], games: int) -> I
         yield "  versions:"
         for v in history:
             yield f"    {v.version}  sha256 {v.sha256[:12]}  added {v.added}"
+
+
+def remove(
+    name: Annotated[str, typer.Argument(help="A registered bot.")],
+    db: ReadDb = DEFAULT_DB,
+) -> None:
+    """Take a bot out of the registry.  A bot that has played keeps its games (and their
+    ratings) under its name; only new tournaments can no longer name it.
+
+    Example: arena bots remove old-dumper
+    """
+    with _existing(db) as store:
+        games = store.remove_bot(name)
+    typer.echo(f"removed {name} from {db}" + (f"; its {games} game(s) stay, under its name" if games else ""))
+
+
+def rename(
+    name: Annotated[str, typer.Argument(help="A registered bot.")],
+    new: Annotated[str, typer.Argument(help="Its new name.")],
+    db: ReadDb = DEFAULT_DB,
+) -> None:
+    """Give a bot (all its versions) a new name.  Stored games keep the name they were played
+    under: ratings of past tournaments do not change.
+
+    Example: arena bots rename dumper dumper-classic
+    """
+    bot_name(new)
+    with _existing(db) as store:
+        games = store.rename_bot(name, new)
+    typer.echo(f"renamed {name} to {new} in {db}"
+               + (f"; its {games} game(s) keep the name {name}" if games else ""))
+
+
+def _existing(db: str) -> Store:
+    """The database, to change: it must be there already (removing makes no new one)."""
+    if not db_exists(db):
+        raise UsageError(f"no database at {db} (check --db)")
+    return open_db(db, create=True)

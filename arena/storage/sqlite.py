@@ -371,13 +371,16 @@ class SqliteStore(Store):
             raise StorageError(f"bot name {name!r} must be non-empty without surrounding spaces")
         sha = content_sha256(content)
         with self._write():
-            bot = self._one("SELECT game FROM bots WHERE name = ?", [name])
+            bot = self._one("SELECT game, removed FROM bots WHERE name = ?", [name])
             if bot is None:
                 self.db.execute("INSERT INTO bots (name, game, created) VALUES (?, ?, ?)", [name, game, _now()])
             elif bot["game"] != game:
                 raise StorageError(
                     f"bot {name!r} is registered for {bot['game']}, not {game}; choose another name for this bot"
                 )
+            elif bot["removed"] is not None:  # a removed name taken again
+                self.db.execute("UPDATE bots SET removed = NULL WHERE name = ?", [name])
+                make_current = True
             same = self._one("SELECT * FROM bot_versions WHERE bot = ? AND sha256 = ?", [name, sha])
             if same is not None:
                 if orjson.loads(same["command"]) != list(command):
@@ -416,9 +419,10 @@ class SqliteStore(Store):
 
     def bot(self, name: str) -> BotVersion:
         """The bot's current version (the one registered last)."""
-        row = self._one(self._VERSION_SQL + " WHERE v.id = b.current AND b.name = ?", [name])
+        row = self._one(self._VERSION_SQL + " WHERE v.id = b.current AND b.name = ? AND b.removed IS NULL", [name])
         if row is None:
-            names = [r["name"] for r in self._all("SELECT name FROM bots WHERE instr(name, '@') = 0 ORDER BY name")]
+            names = [r["name"] for r in self._all("SELECT name FROM bots WHERE instr(name, '@') = 0"
+                                                  " AND removed IS NULL ORDER BY name")]
             known = ", ".join(names) if names else "none yet"
             raise UnknownBot(f"no bot named {name!r} (bots: {known}); add it with `arena bots add`")
         return self._bot_version(row)
@@ -437,9 +441,9 @@ class SqliteStore(Store):
 
     def bot_games(self, name: str) -> int:
         """How many stored games the bot played (all its versions)."""
-        # Its versions played under their own labels (NAME@N) too: a range on the indexed name.
-        return self.db.execute("SELECT count(*) FROM results WHERE bot = :n OR (bot >= :n || '@' AND bot < :n || 'A')",
-                               {"n": name}).fetchone()[0]
+        # By its versions: also those played under their own labels (NAME@N) or an old name.
+        return self.db.execute("SELECT count(*) FROM results WHERE bot_version_id IN"
+                               " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
 
     def bot_content(self, version_id: int) -> bytes:
         """The stored file (or tar of a bot directory) of one version, byte for byte."""
@@ -453,13 +457,61 @@ class SqliteStore(Store):
         rows = self._all(
             "SELECT b.name, b.game, cur.version,"
             " (SELECT count(*) FROM bot_versions v WHERE v.bot = b.name) AS versions,"
-            " (SELECT count(*) FROM results r WHERE r.bot = b.name"
-            "  OR (r.bot >= b.name || '@' AND r.bot < b.name || 'A')) AS games"
+            " (SELECT count(*) FROM results r WHERE r.bot_version_id IN"
+            "  (SELECT id FROM bot_versions v WHERE v.bot = b.name)) AS games"
             " FROM bots b JOIN bot_versions cur ON cur.id = b.current AND cur.bot = b.name"
-            " WHERE ? IS NULL OR b.game = ? ORDER BY b.name",
+            " WHERE b.removed IS NULL AND (? IS NULL OR b.game = ?) ORDER BY b.name",
             [game, game],
         )
         return [BotSummary(**row) for row in rows]
+
+    def _in_use(self, name: str) -> tuple[int, list[str], list[str]]:
+        """Games its versions played, and the tournaments (running ones apart) that began with one."""
+        ids = {row["id"] for row in self._all("SELECT id FROM bot_versions WHERE bot = ?", [name])}
+        games = self.db.execute("SELECT count(*) FROM results WHERE bot_version_id IN"
+                                " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
+        finished, running = [], []
+        for row in self._all("SELECT id, spec, status FROM tournaments ORDER BY id"):
+            if ids & set(orjson.loads(row["spec"]).get("bot_versions", {}).values()):
+                (finished if row["status"] == "finished" else running).append(row["id"])
+        return games, finished, running
+
+    def remove_bot(self, name: str) -> int:
+        """Take ``name`` out of use: gone if it never played, else hidden with its games kept."""
+        self.bot(name)  # an unknown name lists the bots there are
+        with self._write():
+            games, finished, running = self._in_use(name)
+            if running:
+                raise StorageError(f"bot {name!r} plays in tournament {running[0]!r}, which is not finished; "
+                                   "finish it first (run it again), or keep the bot")
+            if games or finished:
+                self.db.execute("UPDATE bots SET removed = ? WHERE name = ?", [_now(), name])
+            else:
+                self.db.execute("UPDATE bots SET current = NULL WHERE name = ?", [name])
+                self.db.execute("DELETE FROM bot_versions WHERE bot = ?", [name])
+                self.db.execute("DELETE FROM bots WHERE name = ?", [name])
+        return games
+
+    def rename_bot(self, name: str, new: str) -> int:
+        """Give ``name``'s versions to ``new``; its games keep the name they were played under."""
+        version = self.bot(name)
+        with self._write():
+            if self._one("SELECT name FROM bots WHERE name = ?", [new]) is not None:
+                raise StorageError(f"there is a bot named {new!r} already (or there was: its games keep "
+                                   "the name); choose another name")
+            games, finished, running = self._in_use(name)
+            if running:
+                raise StorageError(f"bot {name!r} plays in tournament {running[0]!r}, which is not finished; "
+                                   "finish it first (run it again), then rename it")
+            self.db.execute("INSERT INTO bots (name, game, created, current) VALUES (?, ?, ?, ?)",
+                            [new, version.game, _now(), version.id])
+            self.db.execute("UPDATE bot_versions SET bot = ? WHERE bot = ?", [new, name])
+            if games or finished:
+                self.db.execute("UPDATE bots SET removed = ? WHERE name = ?", [_now(), name])
+            else:
+                self.db.execute("UPDATE bots SET current = NULL WHERE name = ?", [name])
+                self.db.execute("DELETE FROM bots WHERE name = ?", [name])
+        return games
 
     # --- tournaments ----------------------------------------------------------------------
 

@@ -152,6 +152,16 @@ class Store(ABC):
         """The stored file of one version, byte for byte."""
 
     @abstractmethod
+    def remove_bot(self, name: str) -> int:
+        """Take a bot's name out of use: deleted if it never played, else hidden from the registry
+        with its games kept; the number of games.  Refused while an unfinished tournament plays it."""
+
+    @abstractmethod
+    def rename_bot(self, name: str, new: str) -> int:
+        """Move a bot's versions to a new name; stored games keep the name they were played under
+        (the old name is hidden); the number of such games."""
+
+    @abstractmethod
     def bots(self, game: str | None = None) -> list[BotSummary]:
         """Every bot (optionally of one game), by name."""
 
