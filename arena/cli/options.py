@@ -115,6 +115,42 @@ def bot_specs(targets: list[str], name: str | None = None) -> list[BotSpec]:
         return [bot_spec(target, name) for target in targets]
 
 
+def registered_or_given(targets: list[str], db: str) -> list[BotSpec]:
+    """Each bot of ``arena play``: a path there is, a bot registered in ``db`` (``NAME``,
+    ``NAME@N``, ``NAME@HASH``: its stored copy), else a command line."""
+    from arena.storage.registry import find_version, materialize
+
+    def registered(target: str) -> bool:
+        return not Path(target).exists() and valid_name(target.partition("@")[0]) and (
+            "@" in target or not _command(target))
+
+    if not any(registered(t) for t in targets):
+        return bot_specs(targets)
+    if not db_exists(db):
+        raise UsageError(f"{next(t for t in targets if registered(t))!r} is not a file or command, and there is no "
+                         f"database at {db} to find it in (check --db)")
+    store = open_db(db)
+    specs = []
+    for target in targets:
+        if registered(target):
+            with bad_argument(UnknownBot):
+                specs.append(materialize(store, find_version(store, target)))
+        else:
+            specs.extend(bot_specs([target]))
+    return specs  # the store stays open: a database in memory keeps its bots' folder till the end
+
+
+def _command(target: str) -> bool:
+    import shlex
+    import shutil
+
+    try:
+        words = shlex.split(target)
+    except ValueError:
+        return False
+    return bool(words) and shutil.which(words[0]) is not None
+
+
 def bot_name(name: str) -> str:
     """A name to register a bot under, as the rules allow it."""
     if not valid_name(name):
