@@ -252,7 +252,7 @@ class Field:
     value that is there, with the fields read before it.  ``compare`` is how its stored value
     compares when a tournament resumes (so that a default written out equals one left out), and
     ``run_only`` marks a setting a resumed run may change (it changes how fast, never what is
-    played).
+    played), and ``stored_when_set`` a format's field that other formats' stored specs leave out.
     """
 
     name: str
@@ -265,6 +265,7 @@ class Field:
     check: Check | None = None
     compare: Compare | None = None
     run_only: bool = False
+    stored_when_set: bool = False  # newer than tournaments already stored: kept in a spec only when set
 
     def read(self, data: Mapping[str, Any], reading: Reading, prefix: str = "") -> Any:
         """This field's value from ``data`` (a file's table): read, defaulted, checked."""

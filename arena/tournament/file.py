@@ -216,7 +216,8 @@ def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
         seed=values["seed"], rotations=values["rotations"], duplicate=values["duplicate"],
         variants=values["variants"], points=values["points"], time=values["time"], sandbox=values["sandbox"],
         concurrent=values["concurrent"], faults_to_disqualify=values["faults_to_disqualify"],
-        options={name: options[name] for name in OWNERS},
+        options={name: options[name] for name in OWNERS
+                 if options[name] is not None or not _format_field(name).stored_when_set},
     )
 
 
@@ -236,8 +237,8 @@ def example() -> str:
         return documented([f for f in fields if not isinstance(f.kind, (Table, Bots))], notes)
 
     lines = scalars(HEAD)
-    for fmt in FORMATS.values():
-        lines += scalars(fmt.fields, {f.name: f"{fmt.name}: " for f in fmt.fields})
+    for name, owners in OWNERS.items():  # a field two formats share (games) once, naming both
+        lines += scalars([_format_field(name)], {name: " and ".join(o.name for o in owners) + ": "})
     lines += scalars(TAIL)
     for f in TAIL:
         if isinstance(f.kind, Table):
