@@ -571,6 +571,9 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
     return Hello(msg["name"], msg.get("version"), int(msg.get("concurrent", 1)), msg.get("batch", False))
 
 
+SHOWN_LEGAL = 10  # legal actions an illegal fault's message lists
+
+
 def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequence[Action]) -> Action:
     """The legal action a validated action message picks, or a ``stale``/``illegal`` fault.
 
@@ -584,7 +587,11 @@ def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequenc
     for candidate in legal:
         if candidate == chosen and same_json(candidate, chosen):
             return candidate
-    raise ProtocolFault(FaultKind.ILLEGAL, f"action {excerpt(chosen)} is not in the legal set")
+    # The legal list, bounded: most often the answer lacks a field or has one too many, which
+    # the list shows at a glance.
+    shown = ", ".join(excerpt(a, 80) for a in legal[:SHOWN_LEGAL])
+    more = f", and {len(legal) - SHOWN_LEGAL} more" if len(legal) > SHOWN_LEGAL else ""
+    raise ProtocolFault(FaultKind.ILLEGAL, f"action {excerpt(chosen)} is not in the legal set; legal: {shown}{more}")
 
 
 def same_json(a: Any, b: Any) -> bool:

@@ -759,3 +759,16 @@ def test_an_action_is_compared_as_a_json_value_not_by_python_equality() -> None:
     five = {"type": "five", "cards": ["Bk", "6", "5", "4", "3"]}
     assert accept_action(m.action(3, {"type": "five", "cards": ["Bk", "6", "5", "4", "3"]}), 3, [five]) is five
     assert not m.same_json({"cards": [1, 0]}, {"cards": [True, False]}) and m.same_json({"a": None}, {"a": None})
+
+
+def test_an_illegal_action_fault_shows_the_legal_list_bounded() -> None:
+    """A Spark played without its value is obvious beside the legal list; a long list is cut."""
+    from protocol.faults import ProtocolFault
+    from protocol.messages import SHOWN_LEGAL, accept_action
+
+    legal = [{"type": "play", "card": "SP", "value": v} for v in range(SHOWN_LEGAL + 5)]
+    with pytest.raises(ProtocolFault) as caught:
+        accept_action({"type": "action", "id": 1, "action": {"type": "play", "card": "SP"}}, 1, legal)
+    message = caught.value.fault.message
+    assert '{"type":"play","card":"SP","value":0}' in message and "and 5 more" in message
+    assert f'"value":{SHOWN_LEGAL - 1}' in message and f'"value":{SHOWN_LEGAL}}}' not in message

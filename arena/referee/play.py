@@ -85,6 +85,14 @@ def seat_labels(names: list[str], targets: list[str]) -> list[str]:
     return [f"{label}#{seat}" if counts[label] > 1 else label for seat, label in enumerate(labels)]
 
 
+def match_plans(seed: str, matches: int, config: GameConfig) -> list[MatchPlan]:
+    """The matches of ``arena play`` (and of in-process play, which must deal the same): the
+    first starter moves one seat left each match, so no seat starts every match (in a game of
+    one-game matches, such as Reactor's, seat 0 would otherwise always move first)."""
+    first = config.starter or 0
+    return [MatchPlan(f"{seed}:{m}", f"m{m}", starter=(first + m) % config.players) for m in range(matches)]
+
+
 def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches: int, seed: str,
                  referee: RefereeConfig, specs: list[BotSpec] | None = None) -> PlaySummary:
     """Play ``matches`` matches at one table in one session: each bot is started once (again only
@@ -94,10 +102,7 @@ def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches:
     labels = seat_labels([s.name for s in specs], targets)
     specs = [type(s)(label, s.command, s.expose, s.env) for s, label in zip(specs, labels)]
     summary = PlaySummary(game.name, [s.name for s in specs])
-    # The first starter moves one seat left each match, so no seat starts every match (in a
-    # game of one-game matches, such as Reactor's, seat 0 would otherwise always move first).
-    first = config.starter or 0
-    plans = [MatchPlan(f"{seed}:{m}", f"m{m}", starter=(first + m) % config.players) for m in range(matches)]
+    plans = match_plans(seed, matches, config)
     with Referee(referee) as ref, ref.session() as session:
         summary.matches.extend(session.play_matches(game, config, specs, plans))
     return summary
