@@ -37,11 +37,11 @@ def test_the_documented_example_is_a_tournament_file_with_every_field() -> None:
     assert spec.name == "quickstart-reactor" and [b.name for b in spec.bots] == ["random", "heuristic", "strong"]
     assert spec.time == {"decision": Limits().decision_ms, "game": Limits().game_ms, "startup": Limits().startup_ms}
     written = {m.group(1) for m in re.finditer(r"^(?:# )?(\w+) = ", example, re.M)}
-    assert written >= set(file.ALLOWED) - {"bots", "time", "sandbox"}
+    assert written >= set(file.ALLOWED) - {"bots", "time", "sandbox", "games"}  # games: shown as matches
     assert {"[time]", "[sandbox]", "[[bots]]"} <= {line.split()[0] for line in example.splitlines() if line}
     # Uncommenting every optional line gives a file as valid (each shows a default or an example).
     uncommented = re.sub(r"^# ", "", example, flags=re.M).replace('format = "round-robin"', 'format = "swiss"')
-    everything = parse(re.sub(r"^(games|candidates) = .*\n", "", uncommented, flags=re.M))
+    everything = parse(re.sub(r"^(matches|candidates) = .*\n", "", uncommented, flags=re.M))
     assert everything.options == {"games": 1, "rounds": 4, "min_seats": 3}
 
 
@@ -98,3 +98,11 @@ def test_a_default_written_out_compares_equal_on_resume(key: str, stored: Any, w
     game = get_game("reactor")
     assert file.comparable(key, stored, game, 3) == file.comparable(key, wanted, game, 3)
     assert file.comparable("rounds", 3, game, 3) != file.comparable("rounds", 4, game, 3)
+
+
+def test_matches_is_the_spelling_of_games_and_the_old_one_still_works() -> None:
+    assert parse(two_bots("matches = 3")).to_json() == parse(two_bots("games = 3")).to_json()
+    with pytest.raises(ConfigError, match="give matches or its old spelling games, not both"):
+        parse(two_bots("matches = 3\ngames = 3"))
+    with pytest.raises(ConfigError, match="field 'matches': must be from 1"):
+        parse(two_bots("matches = 0"))

@@ -152,7 +152,10 @@ def _owners() -> dict[str, list[type[Format]]]:
 
 
 OWNERS = _owners()
-ALLOWED = sorted({*TOP, *OWNERS})
+# Spellings a file may use for a field, by the field's name: ``matches`` (as the command line
+# says) for what is stored as ``games``, its old spelling, which keeps working.
+SPELLINGS = {"matches": "games"}
+ALLOWED = sorted({*TOP, *OWNERS, *SPELLINGS})
 RUN_ONLY_FIELDS = frozenset(f.name for f in TOP.values() if f.run_only)
 
 
@@ -181,10 +184,20 @@ def load_tournament(path: str | Path) -> TournamentSpec:
 
 def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     """Validate parsed TOML (see :func:`load_tournament`)."""
+    written = {}
+    for spelling, name in SPELLINGS.items():
+        if spelling in data:
+            if name in data:
+                raise ConfigError(f"{path}: field '{spelling}': give {spelling} or its old spelling {name}, not both")
+            data = {**{k: v for k, v in data.items() if k != spelling}, name: data[spelling]}
+            written[name] = spelling
     try:
         return _parse(data, path)
     except FieldError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        spelling = written.get(exc.name)
+        if spelling is None:
+            raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{path}: {FieldError(spelling, exc.message)}") from None
 
 
 def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
@@ -238,7 +251,11 @@ def example() -> str:
 
     lines = scalars(HEAD)
     for name, owners in OWNERS.items():  # a field two formats share (games) once, naming both
-        lines += scalars([_format_field(name)], {name: " and ".join(o.name for o in owners) + ": "})
+        shown = scalars([_format_field(name)], {name: " and ".join(o.name for o in owners) + ": "})
+        if name == "games":  # shown as it is best spelled
+            shown = [line.replace("games = ", "matches = ", 1).replace("  #", "#", 1)
+                     .replace(")", "; games is the old spelling)", 1) for line in shown]
+        lines += shown
     lines += scalars(TAIL)
     for f in TAIL:
         if isinstance(f.kind, Table):
