@@ -323,6 +323,8 @@ def test_a_tournament_plays_folders_commands_and_two_versions_of_one_bot(tmp_pat
     listed = json.loads(ok("bots", "list", "--db", db, "--json"))
     assert {row["name"]: row["games"] for row in listed}["rr"] == 8  # 4 rotations, each version in each
     assert "rr@1" not in {row["name"] for row in listed}
+    games = json.loads(ok("games", "--db", db, "--bot", "rr@1", "--json"))
+    assert len(games) == 4 and all("rr@1" in g["bots"] for g in games)
 
 
 # --------------------------------------------------------------------------- what check explains

@@ -317,7 +317,7 @@ def write_entries(entries: list[Entry], target: Path) -> None:
     target.mkdir(mode=0o755)
     for entry in entries:
         if entry.kind == "dir":
-            (target / entry.path).mkdir(mode=0o755, exist_ok=True)
+            (target / entry.path).mkdir(mode=0o755, parents=True, exist_ok=True)
     for entry in entries:
         if entry.kind == "file":
             path = target / entry.path

@@ -90,6 +90,8 @@ def pack_target(target: str) -> Package:
         raise UnknownBot(f"no bot at {target!r}: {exc}") from None
     program = shutil.which(words[0]) if words else None
     if program is None:
+        if len(words) == 1 and ("/" in target or target.endswith((".py", ".js"))):
+            raise UnknownBot(f"no bot file at {target}")
         raise UnknownBot(f"no bot at {target!r}: give a path to a script, a bot folder, or a command")
     real = os.path.realpath(program)
     node = shutil.which("node")

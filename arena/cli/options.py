@@ -243,4 +243,6 @@ def check_filters(store: Store, *, tournament: str | None = None, game: str | No
             raise UsageError(f"tournament {tournament!r} is a {found.game} tournament, not {game}: drop --game, "
                              f"or name a {game} tournament")
     if bot is not None:
-        store.bot(bot)  # an unknown name is an error listing the bots
+        from arena.storage.registry import find_version
+
+        find_version(store, bot)  # an unknown name is an error listing the bots; NAME@N is a version's label

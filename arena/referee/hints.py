@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from arena.bots.folder import MANIFEST, visible_trees
 from arena.bots.spec import BotSpec
@@ -48,15 +47,11 @@ def _interpreter(program: str) -> str | None:
 
 
 def program_problems(spec: BotSpec) -> list[str]:
-    """Before the bot runs: a program, or the interpreter its ``#!`` names, that the sandbox
-    will not show (a venv outside the bot's folder, say)."""
+    """Before the bot runs: an interpreter its program's ``#!`` names that the sandbox will not
+    show (a venv outside the bot's folder, say).  The program file itself is always mounted."""
     program = spec.command[0]
     if not os.path.isabs(program):
         return []
-    if not _shown(program, spec):
-        return [f"the bot's program {program} is not visible in the sandbox ({SEEN}): put it in the bot's folder "
-                f"and run it from there ({MANIFEST}: command = [\"./{Path(program).name}\", ...]), or use "
-                "an interpreter under /usr or arena's own (\"python\")"]
     interpreter = _interpreter(program)
     if interpreter is not None and not _shown(interpreter, spec):
         return [f"{program} starts with #!{interpreter}, which is not visible in the sandbox ({SEEN}), so it fails "
