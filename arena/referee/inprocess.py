@@ -83,6 +83,8 @@ def _game(game: Any, match: Match, match_seed: str, match_id: str, handlers: lis
     seed = f"{match_seed}:{index}"
     game_id = ids.game_id(match_id, index)
     state = game.new_game(table, SeededChance(seed))
+    if config.uniform_timing:  # as the referee: the bots are asked cover decisions too
+        state.cover_hidden_skips()
     n = table.players
     cursor, forced, extra = [0] * n, [[] for _ in range(n)], []
     for seat, handle in enumerate(handlers):
@@ -91,7 +93,7 @@ def _game(game: Any, match: Match, match_seed: str, match_id: str, handlers: lis
     while (decision := state.to_move()) is not None:
         seat = decision.seat
         legal = state.legal_actions()
-        if config.auto_single and len(legal) == 1:
+        if not config.uniform_timing and len(legal) == 1:  # the referee's rule for a forced move
             state.apply(legal[0])
             forced[seat].append(messages.forced(decision.kind, legal[0]))
             extra.append({"auto": True})
@@ -100,7 +102,8 @@ def _game(game: Any, match: Match, match_seed: str, match_id: str, handlers: lis
         request = {"type": "request", "id": number, "game_id": game_id, "decision": decision.kind,
                    "observation": state.observation(seat), "events": state.events(seat, cursor[seat]),
                    "forced": forced[seat], "legal": legal, "time_left_ms": config.limits.game_ms,
-                   "deadline_ms": min(config.limits.decision_ms, config.limits.game_ms)}
+                   "deadline_ms": min(config.limits.decision_ms, config.limits.game_ms),
+                   "wall_ms": min(config.limits.decision_wall_ms, config.limits.game_wall_ms)}
         cursor[seat], forced[seat] = len(state.log), []
         answers = handlers[seat](request)
         try:
@@ -108,14 +111,18 @@ def _game(game: Any, match: Match, match_seed: str, match_id: str, handlers: lis
         except ProtocolFault as exc:
             raise IllegalAction(f"{seat_names[seat]} (seat {seat}) in {game_id}, decision {len(state.decisions)}: "
                                 f"{exc.fault.message}") from None
+        cover = state.covering  # asked like any decision, but none of the record's
         state.apply(chosen)
-        extra.append({})
+        if not cover:
+            extra.append({})
     result = state.result()
     for seat, handle in enumerate(handlers):
         handle(messages.game_over(game_id, result.to_json(), state.events(seat, cursor[seat]), forced[seat], None))
     record = make_record(game, state, seats=seat_names, seed=seed,
                          match={"index": 0, "game": index, "scores": match.scores}, extra=extra)
     record["game_id"] = game_id
+    if config.uniform_timing:
+        record["covers"] = True
     r = record["result"]
     match.record(GameResult(tuple(r["places"]), r["winner"], r["capped"], tuple(r["forfeits"]), r["reason"]))
     return record
