@@ -90,9 +90,9 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 6
+        assert s.schema_version == len(storage.schema.STEPS) == 7
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {"games_schedule", "results_bot", "faults_game"} <= indexes
+        assert {"games_schedule", "results_bot", "results_version", "faults_game"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
 
 
@@ -244,8 +244,10 @@ def test_bot_versions_by_content(store):
     assert store.bot_content(v1.id) == b"print('a')" and store.bot_content(v2.id) == b"print('a2')"
     assert store.bot_version(v1.id) == v1
 
-    # Going back to the first file reuses version 1 and makes it the current one.
+    # Going back to the first file reuses version 1 but leaves version 2 current, unless asked.
     back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {})
+    assert back.id == v1.id and store.bot("alice").version == 2
+    back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {}, make_current=True)
     assert back.id == v1.id and store.bot("alice").version == 1
     assert [(b.name, b.version, b.versions) for b in store.bots()] == [("alice", 1, 2)]
 

@@ -903,8 +903,9 @@ def test_a_path_that_changes_a_registered_bot_says_its_versions_share_a_rating(t
             Tournament(load_tournament(write(tmp_path, text, "u.toml")), store)
         assert store.bot("r0").version == 2
     assert [r.getMessage() for r in caplog.records if "version 2" in r.getMessage()] == [
-        f"bot 'r0': {strong} is not the content registered before, so it is stored as version 2; ratings are per "
-        "name (its versions share one rating): give a much changed bot a new name to rate it afresh"]
+        f"bot 'r0': {strong} is not its current content (version 1), so the tournament plays version 2; ratings are "
+        "per name (its versions share one rating): name a version (NAME@N) or give a much changed bot a new name to "
+        "rate it apart"]
 
 
 def test_a_swiss_match_is_worth_the_mean_of_its_games(tmp_path: Path) -> None:

@@ -243,9 +243,18 @@ def _v6_stop_decisions(db: Database) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN stop TEXT")
 
 
+def _v7_removed_bots(db: Database) -> None:
+    """Version 7: ``bots.removed``, when `arena bots remove` (or a rename) took a name that has
+    played games out of use (its row stays: the games' results name it, and stored games never
+    change), and an index of results by bot version."""
+    db.execute("ALTER TABLE bots ADD COLUMN removed TEXT")
+    # A bot's games are counted by its versions (under whatever name or label they were played).
+    db.execute("CREATE INDEX results_version ON results(bot_version_id)")
+
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
-                                           _v5_views, _v6_stop_decisions]
+                                           _v5_views, _v6_stop_decisions, _v7_removed_bots]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

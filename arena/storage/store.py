@@ -126,9 +126,10 @@ class Store(ABC):
 
     @abstractmethod
     def add_bot_version(self, name: str, game: str, filename: str, content: bytes, command: list[str],
-                        check_report: dict[str, Any] | None = None) -> BotVersion:
-        """Register a bot's file under ``name`` and make it the current version; the same
-        content again returns its existing version."""
+                        check_report: dict[str, Any] | None = None, make_current: bool = False) -> BotVersion:
+        """Register a bot's file under ``name`` as its new current version; content it already
+        has returns that version, made current only if ``make_current`` (re-adding an old file
+        must not silently change what tournaments of the name play)."""
 
     @abstractmethod
     def bot(self, name: str) -> BotVersion:
@@ -149,6 +150,16 @@ class Store(ABC):
     @abstractmethod
     def bot_content(self, version_id: int) -> bytes:
         """The stored file of one version, byte for byte."""
+
+    @abstractmethod
+    def remove_bot(self, name: str) -> int:
+        """Take a bot's name out of use: deleted if it never played, else hidden from the registry
+        with its games kept; the number of games.  Refused while an unfinished tournament plays it."""
+
+    @abstractmethod
+    def rename_bot(self, name: str, new: str) -> int:
+        """Move a bot's versions to a new name; stored games keep the name they were played under
+        (the old name is hidden); the number of such games."""
 
     @abstractmethod
     def bots(self, game: str | None = None) -> list[BotSummary]:

@@ -103,7 +103,7 @@ def _bot_names(value: Any, game: Game, seats: Any) -> Any:
     """The bots by name only, in any order (the scheduler sorts the field): a project moved or
     copied elsewhere resumes its tournament (the bots are held to their stored content)."""
     if isinstance(value, list):
-        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
+        return sorted(({k: v for k, v in entry.items() if k not in ("path", "command")} for entry in value), key=str)
     return value
 
 
@@ -204,7 +204,10 @@ def _owners() -> dict[str, list[type[Format]]]:
 
 
 OWNERS = _owners()
-ALLOWED = sorted({*TOP, *OWNERS})
+# Spellings a file may use for a field, by the field's name: ``matches`` (as the command line
+# says) for what is stored as ``games``, its old spelling, which keeps working.
+SPELLINGS = {"matches": "games"}
+ALLOWED = sorted({*TOP, *OWNERS, *SPELLINGS})
 RUN_ONLY_FIELDS = frozenset(f.name for f in TOP.values() if f.run_only)
 
 
@@ -240,10 +243,20 @@ def load_tournament(path: str | Path) -> TournamentSpec:
 
 def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     """Validate parsed TOML (see :func:`load_tournament`)."""
+    written = {}
+    for spelling, name in SPELLINGS.items():
+        if spelling in data:
+            if name in data:
+                raise ConfigError(f"{path}: field '{spelling}': give {spelling} or its old spelling {name}, not both")
+            data = {**{k: v for k, v in data.items() if k != spelling}, name: data[spelling]}
+            written[name] = spelling
     try:
         return _parse(data, path)
     except FieldError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        spelling = written.get(exc.name)
+        if spelling is None:
+            raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{path}: {FieldError(spelling, exc.message)}") from None
 
 
 def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
@@ -275,7 +288,8 @@ def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
         seed=values["seed"], rotations=values["rotations"], duplicate=values["duplicate"],
         variants=values["variants"], points=values["points"], time=values["time"], sandbox=values["sandbox"],
         concurrent=values["concurrent"], faults_to_disqualify=values["faults_to_disqualify"],
-        options={name: options[name] for name in OWNERS},
+        options={name: options[name] for name in OWNERS
+                 if options[name] is not None or not _format_field(name).stored_when_set},
         stop=values["stop"] if values["stop"]["rule"] != "none" else None,
     )
 
@@ -308,8 +322,12 @@ def example() -> str:
         return documented([f for f in fields if not isinstance(f.kind, (Table, Bots))], notes)
 
     lines = scalars(HEAD)
-    for fmt in FORMATS.values():
-        lines += scalars(fmt.fields, {f.name: f"{fmt.name}: " for f in fmt.fields})
+    for name, owners in OWNERS.items():  # a field two formats share (games) once, naming both
+        shown = scalars([_format_field(name)], {name: " and ".join(o.name for o in owners) + ": "})
+        if name == "games":  # shown as it is best spelled
+            shown = [line.replace("games = ", "matches = ", 1).replace("  #", "#", 1)
+                     .replace(")", "; games is the old spelling)", 1) for line in shown]
+        lines += shown
     lines += scalars(TAIL)
     for f in TAIL:
         if isinstance(f.kind, Table):

@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from arena import ratings as rating
+from arena.bots.package import pack_target
 from arena.ratings.confidence import Ranking, ranking_confidence
 from arena.ratings.stop import StopDecision, StopRule
-from arena.storage.registry import materialize, register
+from arena.storage.registry import find_version, materialize, register
 from arena.core import ids
 from arena.core.ids import GameId
 from arena.errors import ConfigError, StorageError, UnknownBot
@@ -38,7 +38,7 @@ from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
-from arena.storage import GameRow, Store, content_sha256, seat_results
+from arena.storage import GameRow, Store, seat_results
 from arena.tournament.file import RUN_ONLY_FIELDS, comparable, growth  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
@@ -144,6 +144,15 @@ def _shown(key: str, value: Any) -> str:
 
 
 
+def _packable(source: str) -> bool:
+    """Whether a bot's source can still be read here (a moved project resumes from the store)."""
+    try:
+        pack_target(source)
+    except UnknownBot:
+        return False
+    return True
+
+
 class Tournament:
     """A tournament bound to a store: resolve bots, schedule, execute, rate."""
 
@@ -194,12 +203,12 @@ class Tournament:
                 self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
             for entry in self.spec.bots:
-                if entry.path is not None and Path(entry.path).is_file():
-                    sha = content_sha256(Path(entry.path).read_bytes())
+                if entry.source is not None and _packable(entry.source):
+                    sha = pack_target(entry.source).sha256
                     if sha != versions[entry.name].sha256:
                         log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
                                     "on with that one (version %d, stored in the database); rename the tournament "
-                                    "to play this file", entry.name, entry.path, self.id,
+                                    "to play this file", entry.name, entry.source, self.id,
                                     versions[entry.name].version)
         else:
             self.schedule = SCHEDULE
@@ -207,22 +216,26 @@ class Tournament:
             # Registered names first: a name that is not there stops the run before any file is
             # registered, so a typo leaves the database as it was (and a new one is removed).
             for number, entry in enumerate(self.spec.bots):
-                if entry.path is None:
+                if entry.source is None:
                     try:
-                        versions[entry.name] = self.store.bot(entry.name)
+                        versions[entry.name] = find_version(self.store, entry.name)
                     except UnknownBot as exc:
                         raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
                     self._check_game(entry.name, versions[entry.name])
             for entry in self.spec.bots:
-                if entry.path is not None:
+                if entry.source is not None:
                     before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
-                    versions[entry.name] = register(self.store, entry.path, name=entry.name, game=self.game.name)
+                    versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
                     if before is not None and before.sha256 != versions[entry.name].sha256:
-                        log.warning("bot %r: %s is not the content registered before, so it is stored as version %d; "
-                                    "ratings are per name (its versions share one rating): give a much changed bot "
-                                    "a new name to rate it afresh", entry.name, entry.path,
-                                    versions[entry.name].version)
+                        log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
+                                    "version %d; ratings are per name (its versions share one rating): name a "
+                                    "version (NAME@N) or give a much changed bot a new name to rate it apart",
+                                    entry.name, entry.source, before.version, versions[entry.name].version)
                     self._check_game(entry.name, versions[entry.name])
+            twice = [n for n, v in versions.items() if [w.id for w in versions.values()].count(v.id) > 1]
+            if twice:
+                raise ConfigError(f"bots {' and '.join(sorted(twice))} are the same version; a tournament plays "
+                                  "each version once (name another with NAME@N)")
             versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
             self.store.start_tournament(
                 self.id, self.spec.name, self.game.name,
@@ -392,6 +405,7 @@ class Tournament:
             id=report.game_id,
             game=self.game.name,
             seats=[self.version_ids[name] for name in task.pairing.seats],
+            seat_names=tuple(task.pairing.seats),
             winner=result["winner"],
             record=record,
             tournament=self.id,

@@ -25,13 +25,21 @@ MAX_STOP_GAMES = 10_000_000
 
 @dataclass(frozen=True, slots=True)
 class BotEntry:
-    """A bot of the tournament: a registered name, or a name with a path to register."""
+    """A bot of the tournament: a registered name (``NAME@N`` for one version), or a name with a
+    path (a file, or a folder or archive with a ``bot.toml``) or a command line to register."""
 
     name: str
     path: Path | None = None
+    command: str | None = None
+
+    @property
+    def source(self) -> str | None:
+        """What to register it from, if anything."""
+        return str(self.path) if self.path is not None else self.command
 
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, **({"path": str(self.path)} if self.path else {})}
+        return {"name": self.name, **({"path": str(self.path)} if self.path else {}),
+                **({"command": self.command} if self.command else {})}
 
 
 @dataclass(frozen=True, slots=True)
