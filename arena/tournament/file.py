@@ -121,7 +121,8 @@ TAIL: tuple[Field, ...] = (
           "of a match", default=_default(RefereeConfig, "faults_to_disqualify")),
     Field("variants", Words("variant names"), 'variants of the game, e.g. ["short-hands"] for powder-keg', default=(),
           check=_variants_playable, compare=lambda value, game, seats: sorted(value) if isinstance(value, list) else value),
-    Field("seed", Seed(), "every deal and seat draw follows from it", default="0", example="2026"),
+    Field("seed", Seed(), "every seat draw follows from it, and every deal from it and the database's secret key",
+          default="0", example="2026"),
     Field("time", Table((
         Field("decision", Whole(1, MAX_DECISION_MS), "a bot's time for one decision", default=Limits().decision_ms),
         Field("game", Whole(1, MAX_GAME_MS), "a bot's time for one game", default=Limits().game_ms),
