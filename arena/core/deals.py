@@ -3,10 +3,10 @@
 A game's deal follows from its seed, and the engine that deals is importable by any bot.  A seed
 made only of public parts (the tournament file's ``seed``, the schedule's labels, the match id a
 bot is told) lets a bot re-run the deal and see every hidden card.  So a tournament's match seeds
-are a keyed hash (HMAC-SHA256) of those public labels under a secret key that the database holds
-and that never reaches a bot: without the key the seeds are unpredictable, with it (the same
-database) the same tournament file deals the same games again, and a resumed tournament deals
-what it would have dealt uninterrupted.
+are a keyed hash (HMAC-SHA256) of those public labels (and the tournament's name) under a secret
+key that the database holds and that never reaches a bot: without the key the seeds are
+unpredictable; with it (the same database, or one given its key) a tournament deals the same games
+again, and a resumed tournament deals what it would have dealt uninterrupted.
 
 The seed a bot is given for its own randomness (``game_start.seed``) is a separate one-way hash of
 the game's seed (:func:`arena.referee.seat.bot_seed`): it reveals nothing of the deal.

@@ -252,9 +252,14 @@ class Tournament:
 
     def match_seed(self, deal: str) -> str:
         """The seed of a match playing ``deal`` (a schedule label): secret, made with the
-        database's key (a tournament begun before deals were keyed keeps its public labels)."""
-        label = f"{self.spec.seed}:{deal}"
-        return label if self.key is None else deal_seed(self.key, label)
+        database's key (a tournament begun before deals were keyed keeps its public labels).
+
+        The tournament's name is part of it (a name has no ``:``): another tournament in the same
+        database deals other games, whatever its seed, so the records of one published tell
+        nothing of the next."""
+        if self.key is None:
+            return f"{self.spec.seed}:{deal}"
+        return deal_seed(self.key, f"{self.id}:{self.spec.seed}:{deal}")
 
     @functools.cached_property
     def format(self) -> Format:
