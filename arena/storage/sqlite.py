@@ -32,7 +32,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
@@ -656,17 +656,24 @@ class SqliteStore(Store):
         return {r[0] for r in rows}
 
     def games(
-        self, tournament: str | None = None, bot: str | None = None, limit: int | None = None
+        self, tournament: str | None = None, bot: str | None = None, limit: int | None = None, *,
+        bots: Sequence[str] = (), game: str | None = None, round: int | None = None, faults: bool = False,
     ) -> list[GameSummary]:
-        """Game summaries, newest first; ``limit`` keeps the most recent ones."""
+        """Game summaries, newest first; ``limit`` keeps the most recent ones; the filters combine."""
+        at_table = sorted({*bots, *([bot] if bot is not None else [])})
         rows = self._all(
-            "SELECT g.id, g.tournament, g.game, g.winner, g.capped, g.finished,"
+            "SELECT g.id, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no,"
             " (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
             " FROM games g"
-            " WHERE (:t IS NULL OR g.tournament = :t)"
-            " AND (:b IS NULL OR g.id IN (SELECT game_id FROM results WHERE bot = :b))"
+            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
+            " AND (:r IS NULL OR g.round = :r)"
+            " AND (:f = 0 OR EXISTS (SELECT 1 FROM faults f WHERE f.game_id = g.id))"
+            # every bot asked for sits at the table: as many of them among its seats as were asked
+            " AND (SELECT count(DISTINCT r.bot) FROM results r WHERE r.game_id = g.id"
+            "      AND r.bot IN (SELECT value FROM json_each(:b))) = json_array_length(:b)"
             " ORDER BY g.seq DESC LIMIT :limit",
-            {"t": tournament, "b": bot, "limit": -1 if limit is None else limit},
+            {"t": tournament, "g": game, "r": round, "f": int(faults), "b": orjson.dumps(at_table).decode(),
+             "limit": -1 if limit is None else limit},
         )
         seats: dict[str, list[tuple[str, int, bool, list[bool]]]] = {r["id"]: [] for r in rows}
         if rows:
@@ -686,6 +693,7 @@ class SqliteStore(Store):
                 bots=[seat[0] for seat in seats[r["id"]]], places=[seat[1] for seat in seats[r["id"]]],
                 winner=r["winner"], capped=bool(r["capped"]), faults=r["faults"], finished=r["finished"],
                 forfeited=[seat[2] for seat in seats[r["id"]]], collateral=[seat[3] for seat in seats[r["id"]]],
+                round=r["round"], table_no=r["table_no"],
             )
             for r in rows
         ]
@@ -743,7 +751,7 @@ class SqliteStore(Store):
             cursor = self.db.execute(schema.RATING_ORDER_SQL, {"t": pool, "g": game})
             while rows := cursor.fetchmany(512):
                 for row in rows:
-                    yield ResultRow(*row[:-1], bool(row[-1]))
+                    yield ResultRow(*row[:9], bool(row[9]), *row[10:])
 
     def fault_counts(self, tournament: str | None = None, game: str | None = None) -> dict[str, dict[str, int]]:
         """Faults per bot and kind, e.g. ``{"slowbot": {"timeout": 3}}``."""
