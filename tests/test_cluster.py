@@ -71,7 +71,9 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(shared_deal_key:
         # Kill a worker just after it starts a job (one first seen executing under 0.3 s ago), once
         # the first jobs are stored: the job then has seconds left, so the kill lands mid-match.
         first_seen: dict[str, float] = {}
-        deadline = time.monotonic() + 60
+        # At most: a job's rotations start its bots afresh (one process per rotation of a deal),
+        # so on a loaded machine the first jobs take a while to end.
+        deadline = time.monotonic() + 180
         victim = None
         while victim is None and time.monotonic() < deadline:
             time.sleep(0.02)
