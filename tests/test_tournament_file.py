@@ -37,8 +37,8 @@ def test_the_documented_example_is_a_tournament_file_with_every_field() -> None:
     assert spec.name == "quickstart-reactor" and [b.name for b in spec.bots] == ["random", "heuristic", "strong"]
     assert spec.time == {"decision": Limits().decision_ms, "game": Limits().game_ms, "startup": Limits().startup_ms}
     written = {m.group(1) for m in re.finditer(r"^(?:# )?(\w+) = ", example, re.M)}
-    assert written >= set(file.ALLOWED) - {"bots", "time", "sandbox"}
-    assert {"[time]", "[sandbox]", "[[bots]]"} <= {line.split()[0] for line in example.splitlines() if line}
+    assert written >= set(file.ALLOWED) - {"bots", "time", "sandbox", "stop"}
+    assert {"[time]", "[sandbox]", "[stop]", "[[bots]]"} <= {line.split()[0] for line in example.splitlines() if line}
     # Uncommenting every optional line gives a file as valid (each shows a default or an example).
     everything = parse(re.sub(r"^# ", "", example, flags=re.M).replace('format = "round-robin"', 'format = "swiss"')
                        .replace("games = 1\n", ""))

@@ -46,6 +46,7 @@ class Tournament:
     created: str
     status: str
     finished: str | None = None
+    stop: dict[str, Any] | None = None  # under a stop rule: its decision when the last run ended
 
 
 @dataclass(frozen=True, slots=True)

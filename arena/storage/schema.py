@@ -236,8 +236,15 @@ def _v5_views(db: Database) -> None:
     db.executescript(_VIEWS_5)
 
 
-def _v6_secrets(db: Database) -> None:
-    """Version 6: ``secrets``, what the database keeps from every bot: the key that makes its
+def _v6_stop_decisions(db: Database) -> None:
+    """Version 6: ``tournaments.stop``, the stop rule's last decision on a tournament run under
+    one (JSON: why it stopped and every neighbouring pair, settled or still open); NULL for a
+    tournament that plays its schedule whole."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN stop TEXT")
+
+
+def _v7_secrets(db: Database) -> None:
+    """Version 7: ``secrets``, what the database keeps from every bot: the key that makes its
     tournaments' deal seeds (``deal_key``, see :mod:`arena.core.deals`), made on first use.
 
     A key travels with its database, so a copy of the file reproduces its tournaments; no bot
@@ -247,7 +254,7 @@ def _v6_secrets(db: Database) -> None:
 
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
-                                           _v5_views, _v6_secrets]
+                                           _v5_views, _v6_stop_decisions, _v7_secrets]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

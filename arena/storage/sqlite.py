@@ -106,6 +106,10 @@ def _file(location: str) -> str:
     """The database file a location names, or :data:`MEMORY`: a path as it is, ``:memory:``, or
     a URL as SQLAlchemy spells them: ``sqlite:///arena.db``, ``sqlite:////srv/arena.db``,
     ``sqlite://`` (in memory)."""
+    if not location:
+        raise StorageError(f"the database's name is empty; give a file such as {DEFAULT_PATH}")
+    if "\0" in location:
+        raise StorageError(f"{location!r} has a NUL byte in it, which no file name may hold")
     if location[:len(URL)].lower() != URL:
         return location
     rest = location[len(URL):]
@@ -189,6 +193,9 @@ class SqliteStore(Store):
             elif self.path != MEMORY:
                 # Two processes opening a new (or older) file at once would both create (or
                 # upgrade) its schema: one at a time.
+                # Before anything is written to it or beside it (the lock file).  Safe outside
+                # the lock: arena makes _sqlite_migrations before any other table of a new file.
+                self._refuse_foreign()
                 with file_lock(sidecar(self.path, "lock")):
                     self.db.enable_wal()
                     self.db.execute("PRAGMA synchronous = NORMAL")
@@ -259,6 +266,14 @@ class SqliteStore(Store):
             )
         if not applied:
             raise StorageError(f"{self.path} is not an arena database (no arena schema applied)")
+
+    def _refuse_foreign(self) -> None:
+        """A writing open: an empty (or new) file becomes an arena database, but a SQLite file that
+        holds tables and no arena schema is someone else's, and is refused, never converted."""
+        tables = self.db.table_names()
+        if tables and "_sqlite_migrations" not in tables:
+            raise StorageError(f"{self.path} is not an arena database (it holds other tables and no arena "
+                               "schema); pass another database file, or a new one")
 
     @contextmanager
     def running(self, tournament: str) -> Iterator[None]:
@@ -528,17 +543,28 @@ class SqliteStore(Store):
                                "taken only by a database that has none yet (a new one); unset it, or use a new --db")
         return key
 
-    def finish_tournament(self, id: str) -> None:
+    def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
         """Mark a tournament finished (its games stay; resuming it plays nothing new)."""
         self.tournament(id)  # unknown id: a clear error rather than a silent no-op
         with self._write():
             self.db.execute(
-                "UPDATE tournaments SET status = 'finished', finished = ? WHERE id = ?", [_now(), id]
+                "UPDATE tournaments SET status = 'finished', finished = ?, stop = ? WHERE id = ?",
+                [_now(), _canonical(stop).decode() if stop is not None else None, id]
             )
+
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """A longer schedule for a stored tournament (see :meth:`Store.grow_tournament`)."""
+        self.tournament(id)
+        with self._write():
+            self.db.execute("UPDATE tournaments SET spec = ?, status = 'running', finished = NULL WHERE id = ?",
+                            [_canonical(spec).decode(), id])
+        return self.tournament(id)
 
     @staticmethod
     def _tournament(row: dict[str, Any]) -> Tournament:
-        return Tournament(**{**row, "spec": orjson.loads(row["spec"])})
+        stop = row.get("stop")
+        return Tournament(**{**row, "spec": orjson.loads(row["spec"]),
+                             "stop": orjson.loads(stop) if stop is not None else None})
 
     def tournament(self, id: str) -> Tournament:
         """One tournament; a clear error if the id is unknown."""

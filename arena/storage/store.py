@@ -168,8 +168,13 @@ class Store(ABC):
         the same key for as long as the database lives, whoever asks first."""
 
     @abstractmethod
-    def finish_tournament(self, id: str) -> None:
-        """Mark a tournament finished."""
+    def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
+        """Mark a tournament finished; ``stop``: the stop rule's decision, kept with it."""
+
+    @abstractmethod
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """Keep ``spec`` as the tournament's (a longer schedule of the same games, checked by the
+        caller) and mark it running again: its stored games stay, a run plays the rest."""
 
     @abstractmethod
     def tournament(self, id: str) -> Tournament:

@@ -84,6 +84,24 @@ class Whole(Kind):
 
 
 @dataclass(frozen=True, slots=True)
+class Real(Kind):
+    """A number strictly between ``low`` and ``high`` (a whole number is taken as one too)."""
+
+    low: float
+    high: float
+
+    def read(self, value: Any, name: str, reading: Reading) -> float:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise FieldError(name, f"must be a number, not {value!r}")
+        if not self.low < value < self.high:
+            raise FieldError(name, f"must be between {self.low:g} and {self.high:g}, not {value}")
+        return float(value)
+
+    def hint(self) -> str:
+        return f"between {self.low:g} and {self.high:g}"
+
+
+@dataclass(frozen=True, slots=True)
 class OneOf(Kind):
     """One of a few names."""
 
@@ -196,6 +214,8 @@ class Bots(Kind):
             return BotEntry(name)
         if not isinstance(entry["path"], str):
             raise FieldError(f"{where}.path", "must be a string")
+        if not entry["path"] or "\0" in entry["path"]:  # no file has such a name (a NUL was a traceback)
+            raise FieldError(f"{where}.path", f"must name the bot's file, not {entry['path']!r}")
         path = (file.parent / entry["path"]).resolve()
         if not path.exists():
             raise FieldError(f"{where}.path", f"no such file: {path} (a bot already registered, or in a tournament "
@@ -211,6 +231,7 @@ class Bots(Kind):
 
 Check = Callable[[Any, Reading], None]  # raises FieldError
 Compare = Callable[[Any, Game, Any], Any]  # a stored value, the game and the stored seats -> as compared
+Length = Callable[[Any, Mapping[str, Any]], int]  # a value and the whole stored spec -> the schedule's length
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +244,8 @@ class Field:
     value that is there, with the fields read before it.  ``compare`` is how its stored value
     compares when a tournament resumes (so that a default written out equals one left out), and
     ``run_only`` marks a setting a resumed run may change (it changes how fast, never what is
-    played).
+    played).  ``grows`` marks the schedule's length (``games``, ``rounds``): a resumed run may
+    raise it, and plays the games it adds; it gives the length a value stands for.
     """
 
     name: str
@@ -236,6 +258,7 @@ class Field:
     check: Check | None = None
     compare: Compare | None = None
     run_only: bool = False
+    grows: Length | None = None
 
     def read(self, data: Mapping[str, Any], reading: Reading, prefix: str = "") -> Any:
         """This field's value from ``data`` (a file's table): read, defaulted, checked."""

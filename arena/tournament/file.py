@@ -33,6 +33,7 @@ from arena.tournament.fields import (
     Name,
     OneOf,
     Reading,
+    Real,
     Seed,
     Table,
     Whole,
@@ -42,7 +43,8 @@ from arena.tournament.fields import (
 from arena.tournament.formats import MAX_SEATS, MIN_SEATS
 from arena.tournament.formats import REGISTRY as FORMATS
 from arena.tournament.formats import Format
-from arena.tournament.spec import BotEntry, TournamentSpec
+from arena.ratings.confidence import ALPHA, DELTA
+from arena.tournament.spec import MAX_STOP_GAMES, STOP_RULES, BotEntry, TournamentSpec
 from protocol.messages import (
     DEFAULT_WALL_FACTOR,
     MAX_CONCURRENT,
@@ -53,7 +55,7 @@ from protocol.messages import (
     Limits,
 )
 
-__all__ = ["BotEntry", "TournamentSpec", "comparable", "load_tournament", "parse_tournament"]
+__all__ = ["BotEntry", "TournamentSpec", "comparable", "growth", "load_tournament", "parse_tournament"]
 
 MAX_POINTS = 1_000
 MAX_FAULTS = 1_000
@@ -118,6 +120,11 @@ def _resources(value: Any, game: Game, seats: Any) -> Any:
     return value
 
 
+def _stop_complete(value: dict[str, Any], reading: Reading) -> None:
+    if value.get("rule") == "settled" and "max_games" not in value:
+        raise FieldError("stop.max_games", 'is required with rule = "settled" (the most games to play)')
+
+
 # --------------------------------------------------------------------------- the fields
 
 HEAD: tuple[Field, ...] = (
@@ -171,6 +178,19 @@ TAIL: tuple[Field, ...] = (
     ), "a table"), "what bots may use", compare=_resources),
     Field("rotations", Flag(), "play every cyclic rotation of each table's seats", default=True),
     Field("duplicate", Flag(), "the rotations of a table share the deal", default=True),
+    Field("stop", Table((
+        Field("rule", OneOf(STOP_RULES), "none: play the schedule; settled: play in whole blocks (a round-robin's "
+              "repetitions, a Swiss's rounds) until every neighbouring pair is settled, or max_games",
+              default="none"),
+        Field("alpha", Real(0.0, 1.0), "the chance of stopping with some pair at least delta apart in the wrong "
+              "order", default=ALPHA),
+        Field("delta", Real(0.0, 5.0), "mean places: pairs closer than this may come out either way, or tied",
+              default=DELTA),
+        Field("max_games", Whole(1, MAX_STOP_GAMES), "with settled: the most games, at the end of a block; it "
+              "replaces games and rounds as the length (raise it to extend a stopped tournament)",
+              example="2000"),
+    ), "a table with rule, alpha, delta and max_games"), "when to stop early (arena run --stop, --max-games)",
+          check=_stop_complete, run_only=True),
 )
 TOP: dict[str, Field] = {f.name: f for f in (*HEAD, *TAIL)}
 
@@ -202,14 +222,21 @@ def load_tournament(path: str | Path) -> TournamentSpec:
     if path.is_dir():
         raise ConfigError(f"{path} is a folder; give a tournament file, e.g. tournaments/quickstart-reactor.toml")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (some Windows editors) is fine
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (some Windows editors) is fine
     except FileNotFoundError:
         raise ConfigError(f"no tournament file at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_tournament(data, path)
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise ConfigError(f"{path}: not a tournament file: its arrays or tables are nested too deep") from None
+    try:
+        return parse_tournament(data, path)
+    except RecursionError:  # a value nested just under tomllib's limit, shown in a message
+        raise ConfigError(f"{path}: a value is nested too deep (no field of a tournament file nests)") from None
 
 
 def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
@@ -250,7 +277,20 @@ def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
         variants=values["variants"], points=values["points"], time=values["time"], sandbox=values["sandbox"],
         concurrent=values["concurrent"], faults_to_disqualify=values["faults_to_disqualify"],
         options={name: options[name] for name in OWNERS},
+        stop=values["stop"] if values["stop"]["rule"] != "none" else None,
     )
+
+
+def growth(key: str, stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> int | None:
+    """How much longer ``wanted`` makes the schedule than ``stored`` through field ``key``
+    (negative: shorter), or None when ``key`` is not a schedule's length."""
+    f = TOP.get(key) or (_format_field(key) if key in OWNERS else None)
+    if f is None or f.grows is None:
+        return None
+    try:
+        return f.grows(wanted.get(key), wanted) - f.grows(stored.get(key), stored)
+    except (TypeError, KeyError):  # a stored spec of another shape: compared as any other field
+        return None
 
 
 def comparable(key: str, value: Any, game: Game, seats: Any) -> Any:

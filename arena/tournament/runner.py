@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import ratings as rating
+from arena.ratings.confidence import Ranking, ranking_confidence
+from arena.ratings.stop import StopDecision, StopRule
 from arena.storage.registry import materialize, register
 from arena.core import deals, ids
 from arena.core.deals import deal_seed
@@ -38,7 +40,7 @@ from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
 from arena.storage import GameRow, Store, content_sha256, seat_results
-from arena.tournament.file import RUN_ONLY_FIELDS, comparable  # RUN_ONLY_FIELDS: settings a resumed run may change
+from arena.tournament.file import RUN_ONLY_FIELDS, comparable, growth  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
 from protocol.messages import DEFAULT_WALL_FACTOR, Limits
@@ -56,6 +58,9 @@ class Progress:
     games_done: int = 0
     games_skipped: int = 0
     started: float = field(default_factory=time.monotonic)
+    games_max: int | None = None  # with a stop rule: its max_games (matches_total is then unknown: 0)
+    blocks_done: int = 0  # with a stop rule: blocks played and judged
+    decision: StopDecision | None = None  # with a stop rule: the latest, after each block
 
     @property
     def rate(self) -> float:
@@ -72,6 +77,7 @@ class TournamentOutcome:
     skipped: int
     leaderboard: list[Any]
     errors: list[str]
+    stop: StopDecision | None = None  # with a stop rule: why the run stopped, pair by pair
 
 
 def referee_config(spec: TournamentSpec) -> RefereeConfig:
@@ -149,6 +155,7 @@ class Tournament:
         self.config: GameConfig = spec.game_config()
         self.id = spec.name
         self.versions = self._resolve_bots()
+        self.deals: dict[str, str] = {}  # match id -> its deal, for the matches this run has met
 
     def _resolve_bots(self) -> dict[str, BotSpec]:
         """Register bots given by path, look up the others; a resumed run uses the stored versions."""
@@ -161,7 +168,7 @@ class Tournament:
             stored = dict(existing.spec)
             version_ids = stored.pop("bot_versions", {})
             self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
-            self.deals = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
+            self.deal_rule = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
             # Bots are compared by name here and by content below, not by path: a project moved
             # or copied elsewhere still resumes its tournament.
             # How many games are in play at once changes how fast, never what is played: a
@@ -170,13 +177,23 @@ class Tournament:
             differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
                             and _comparable(k, stored.get(k), self.game, seats[0])
                             != _comparable(k, wanted.get(k), self.game, seats[1]))
+            # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
+            # would leave stored games outside it.
+            longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
+            differ = [k for k in differ if k not in longer or longer[k] < 0]
             if differ:
                 what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
+                                 + (" (a tournament may grow, never shrink)" if k in longer else "")
                                  for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
                 raise ConfigError(
                     f"tournament {self.id!r} is already in this database with other settings ({what}); "
                     "rename the tournament (field 'name') or use another --db"
                 )
+            grown = sorted(k for k, g in longer.items() if g > 0)
+            if grown:
+                log.info("tournament %r grows (%s): its stored games stay, the run plays the rest", self.id,
+                         ", ".join(f"{k} {_shown(k, stored.get(k))} -> {_shown(k, wanted.get(k))}" for k in grown))
+                self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
             for entry in self.spec.bots:
                 if entry.path is not None and Path(entry.path).is_file():
@@ -188,7 +205,7 @@ class Tournament:
                                     versions[entry.name].version)
         else:
             self.schedule = SCHEDULE
-            self.deals = deals.DEALS
+            self.deal_rule = deals.DEALS
             versions = {}
             # Registered names first: a name that is not there stops the run before any file is
             # registered, so a typo leaves the database as it was (and a new one is removed).
@@ -218,7 +235,7 @@ class Tournament:
             )
         self.version_ids = {name: v.id for name, v in versions.items()}
         # The key stays in this process: workers and bots get the match seeds made with it.
-        self.key = self.store.deal_key() if self.deals >= deals.KEYED else None
+        self.key = self.store.deal_key() if self.deal_rule >= deals.KEYED else None
         return {name: materialize(self.store, v) for name, v in versions.items()}
 
     def _check_game(self, name: str, version: Any) -> None:
@@ -247,7 +264,7 @@ class Tournament:
                         # every seat disqualified: the referee ends such a match (nothing to decide)
                         or len(out_of_match(ordered, self.spec.faults_to_disqualify, seats)) == seats):
             return None
-        deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
+        deal = self.deal_key(pairing)
         bots = tuple(self.versions[name] for name in pairing.seats)
         return Task(pairing, match_id, self.match_seed(deal), bots, results, ordered)
 
@@ -285,38 +302,65 @@ class Tournament:
 
     def run(self, *, workers: int = 1, on_progress: Callable[[Progress], None] | None = None,
             cluster: str | None = None) -> TournamentOutcome:
-        """Play everything not yet stored, then finish the tournament and rate it.
+        """Play everything not yet stored, then finish the tournament and rate it.  With a stop
+        rule (``[stop]``), play block after block until the rule says stop.
 
         ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.execution.dask)."""
         progress = Progress()
         errors: list[str] = []
+        rule = self.stop_rule()
+        judge = _Judge(self, rule) if rule is not None else None
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
             # One executor for every round: a cluster's client is connected once, when first needed.
             executor = stack.enter_context(executor_for(workers, cluster, self.play_config()))
-            progress.matches_total = self.format.size()
-            for round in self.format.rounds(self.results):
-                self._execute(round.pairings, executor, progress, on_progress, errors)
+            if judge is None:
+                progress.matches_total = self.format.size()
+                rounds = self.format.rounds(self.results)
+            else:
+                progress.games_max = judge.rule.max_games
+                rounds = self.format.blocks(self.results)
+            for round in rounds:
+                pairings = round.pairings if judge is None else list(round.pairings)
+                self._execute(pairings, executor, progress, on_progress, errors,
+                              left=None if judge is None else len(pairings))
                 if errors:
                     # A later round may be paired on this one's results: not on a part of them.
                     # A rerun plays what is missing here, then goes on.
                     note = self.format.incomplete(round)
-                    if note is not None:
+                    if note is not None and judge is None:
                         errors.append(note)
                         log.error("%s", note)
                     break
+                if judge is not None:
+                    progress.decision = judge.block(pairings)
+                    progress.blocks_done += 1
+                    if on_progress:
+                        on_progress(progress)
+                    if progress.decision.stop:
+                        break
         if not errors:
-            self.store.finish_tournament(self.id)
+            decision = progress.decision
+            self.store.finish_tournament(self.id, decision.to_json() if decision is not None else None)
         board = self.rate()
-        return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
+        return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors,
+                                 progress.decision)
+
+    def stop_rule(self) -> StopRule | None:
+        """The file's ``[stop]`` as a rule, or None when the schedule is played whole."""
+        stop = self.spec.stop
+        if stop is None or stop.get("rule", "none") == "none":
+            return None
+        return StopRule(alpha=stop["alpha"], delta=stop["delta"], max_games=stop["max_games"])
 
     def play_config(self) -> PlayConfig:
         """What each of its jobs is played under."""
         return PlayConfig(referee_config(self.spec), self.game.name, self.config)
 
     def _execute(self, pairings: Iterable[Pairing], executor: Executor, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str]) -> None:
-        """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends."""
+                 on_progress: Callable[[Progress], None] | None, errors: list[str], left: int | None = None) -> None:
+        """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends
+        (``left``: the matches there are to play, when the schedule's size does not say)."""
         done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
@@ -324,6 +368,7 @@ class Tournament:
         def tasks() -> Iterator[Task]:
             """The pairings still to play, as tasks; stored matches are counted and skipped."""
             for pairing in pairings:
+                self.deals[ids.match_id(self.id, pairing.id)] = self.deal_key(pairing)
                 task = self._task(pairing, done)
                 if task is None:
                     progress.matches_done += 1
@@ -351,7 +396,9 @@ class Tournament:
 
         # Sized on what is left to play (matches with stored games count as done): a resumed
         # tournament's remainder is still split across every worker.
-        left = max(progress.matches_total - len(done.results), 1)
+        if left is None:
+            left = progress.matches_total - len(done.results)
+        left = max(left, 1)
         executor.run(iter_jobs(tasks(), job_size(left, executor.workers)), on_event)
 
     def store_game(self, task: Task, report: GameReport) -> None:
@@ -378,6 +425,21 @@ class Tournament:
         )
         self.store.add_game(row, seat_results(record), report.faults, {s: t for s, t in report.logs.items() if t})
 
+    def deal_key(self, pairing: Pairing) -> str:
+        """What a pairing's games share with other matches: the deal of a table's rotations
+        (with duplicate deals), else the match alone; the unit of dependence of the stop rule."""
+        return pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
+
+    def deal_of(self, outcome: rating.GameOutcome) -> str:
+        """The deal a stored game was played on (its match, for a match this run has not met)."""
+        match = GameId.parse(outcome.game_id or "").match
+        return self.deals.get(match, match)
+
+    def ranking(self) -> Ranking:
+        """How sure the order by mean place is now, from every stored game (the live view's)."""
+        outcomes = list(rating.iter_outcomes(self.store.iter_results(tournament=self.id)))
+        return ranking_confidence(outcomes, match_of=self.deal_of, rank_ranges=False)
+
     def rate(self) -> list[Any]:
         """Recompute the ratings from every stored game of this tournament and keep the history."""
         # Two streaming passes over the stored rows: memory does not grow with the tournament.
@@ -386,3 +448,26 @@ class Tournament:
         self.store.save_ratings(self.id, rating.rate_points(outcomes, table))
         outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
         return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
+
+
+class _Judge:
+    """The stop rule fed block by block with the stored games of the blocks played so far (never
+    a game of a later block, so that an interrupted or extended run decides as one run would)."""
+
+    def __init__(self, tournament: Tournament, rule: StopRule) -> None:
+        self.tournament = tournament
+        self.matches: set[str] = set()  # the matches of the blocks so far
+        self.seen: set[str] = set()
+        self.rule = rule
+        self.tracker = rule.tracker(tournament.deal_of)
+
+    def block(self, pairings: Iterable[Pairing]) -> StopDecision:
+        """Take in one more block (its games are stored), then decide."""
+        t = self.tournament
+        self.matches.update(ids.match_id(t.id, pairing.id) for pairing in pairings)
+        for outcome in rating.iter_outcomes(t.store.iter_results(tournament=t.id)):
+            game_id = outcome.game_id or ""
+            if game_id not in self.seen and GameId.parse(game_id).match in self.matches:
+                self.seen.add(game_id)
+                self.tracker.add(outcome)
+        return self.tracker.decide()
