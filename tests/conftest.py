@@ -44,6 +44,16 @@ def _signal_handlers_restored() -> Iterator[None]:
 
 
 @pytest.fixture
+def shared_deal_key(monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """Every database this test makes gets one deal key (arena.core.deals), given as an organiser
+    gives it to reproduce another database's tournaments: so a fresh database deals what another
+    one dealt."""
+    key = bytes(range(32))
+    monkeypatch.setenv("ARENA_DEAL_KEY", key.hex())
+    return key
+
+
+@pytest.fixture
 def cli() -> CliRunner:
     """Runs ``arena`` commands in-process (Typer's runner)."""
     return CliRunner()

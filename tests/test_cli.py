@@ -645,6 +645,20 @@ def test_play_moves_the_first_starter_each_match() -> None:
     assert [m.games[0].record["config"]["starter"] for m in summary.matches] == [0, 1, 2, 0]
 
 
+def test_play_draws_a_seed_no_bot_can_guess_and_prints_it_to_play_the_deals_again() -> None:
+    """Without --seed the deals follow from a random root seed (a fixed default, "0", let a bot
+    re-deal every game); the seed is printed, and --seed with it plays the same games again."""
+    drawn = [json.loads(ok("play", "reactor", RANDOM, RANDOM, "--matches", "2", "--json", "--sandbox", "none"))
+             for _ in range(2)]
+    seeds = [out["seed"] for out in drawn]
+    assert all(len(seed) == 32 and int(seed, 16) >= 0 for seed in seeds) and seeds[0] != seeds[1]
+    again = json.loads(ok("play", "reactor", RANDOM, RANDOM, "--matches", "2", "--json", "--sandbox", "none",
+                          "--seed", seeds[0]))
+    assert again["seed"] == seeds[0] and again["games"] == drawn[0]["games"]
+    text = ok("play", "reactor", RANDOM, RANDOM, "--sandbox", "none", "--seed", "7")
+    assert text.rstrip().endswith("seed 7: --seed 7 plays these deals again")
+
+
 def test_play_and_check(tmp_path: Path) -> None:
     out = json.loads(ok("play", "reactor", RANDOM, RANDOM, RANDOM, "--games", "2", "--seed", "3", "--json", "--sandbox", "none"))
     assert [b["bot"] for b in out["bots"]] == ["random_bot#0", "random_bot#1", "random_bot#2"]

@@ -43,7 +43,7 @@ def stored_games(db: Path) -> int:
         return 0
 
 
-def test_local_cluster_stores_the_same_results_as_the_local_executor(tmp_path: Path) -> None:
+def test_local_cluster_stores_the_same_results_as_the_local_executor(shared_deal_key: bytes, tmp_path: Path) -> None:
     text = random_field(4, games=2)
     alone = run_tournament(tmp_path, text, "alone.db", workers=1)
     spread = run_tournament(tmp_path, text, "spread.db", workers=2, cluster="local")
@@ -52,7 +52,7 @@ def test_local_cluster_stores_the_same_results_as_the_local_executor(tmp_path: P
     assert results_of(tmp_path / "spread.db") == results_of(tmp_path / "alone.db")
 
 
-def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) -> None:
+def test_killed_worker_is_replaced_and_each_game_is_stored_once(shared_deal_key: bytes, tmp_path: Path) -> None:
     # 4 tables, so 4 jobs of 3 rotations x 12 games for 2 workers: each takes a few seconds, so
     # the first jobs are stored while the last ones are being played, and one of those is killed.
     text = random_field(4, games=12, name="kill")
@@ -71,7 +71,9 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) 
         # Kill a worker just after it starts a job (one first seen executing under 0.3 s ago), once
         # the first jobs are stored: the job then has seconds left, so the kill lands mid-match.
         first_seen: dict[str, float] = {}
-        deadline = time.monotonic() + 60
+        # At most: a job's rotations start its bots afresh (one process per rotation of a deal),
+        # so on a loaded machine the first jobs take a while to end.
+        deadline = time.monotonic() + 180
         victim = None
         while victim is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -103,7 +105,7 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(tmp_path: Path) 
     assert results_of(db) == expected
 
 
-def test_finished_matches_are_stored_while_their_job_plays(tmp_path: Path) -> None:
+def test_finished_matches_are_stored_while_their_job_plays(shared_deal_key: bytes, tmp_path: Path) -> None:
     """A job holds many matches (up to 64); its games were stored only when all of them were
     over, so progress stood still and a Ctrl-C lost every finished match of the jobs in flight.
     Each match now reaches the coordinator as it ends, through the run's queue."""
@@ -125,7 +127,7 @@ def test_finished_matches_are_stored_while_their_job_plays(tmp_path: Path) -> No
     assert results_of(db) == results_of_local(tmp_path, text)
 
 
-def test_matches_the_queue_did_not_take_come_with_the_jobs_result(tmp_path: Path, monkeypatch) -> None:
+def test_matches_the_queue_did_not_take_come_with_the_jobs_result(shared_deal_key: bytes, tmp_path: Path, monkeypatch) -> None:
     """When the scheduler's queue refuses a match, the job returns it instead: the coordinator
     stores the same games, each once (an in-process cluster, so the refusal can be arranged)."""
     import arena.execution.dask

@@ -134,7 +134,7 @@ class InThread(Executor):
                 ledger.forward(item)
 
 
-def test_a_new_executor_made_of_the_shared_parts_plays_a_tournament(tmp_path: Path, monkeypatch) -> None:
+def test_a_new_executor_made_of_the_shared_parts_plays_a_tournament(shared_deal_key: bytes, tmp_path: Path, monkeypatch) -> None:
     """The runner knows executors by their interface only: a third one (picked where --cluster
     picks) stores the same games as the local executor."""
     import arena.tournament.runner

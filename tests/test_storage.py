@@ -33,7 +33,7 @@ from arena.storage import GameRow, SeatResult, Store, backends, open_store, seat
 from arena.storage.sqlite import SqliteStore
 
 from common import ROOT, InterfaceOnly, as_released
-TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings"}
+TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings", "secrets"}
 CMD = ["python", "{file}"]
 
 
@@ -90,10 +90,40 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 7
+        assert s.schema_version == len(storage.schema.STEPS) == 8
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "results_version", "faults_game"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
+
+
+def test_the_deal_key_is_made_once_per_database_and_kept_from_other_users(tmp_path):
+    """The key of the deals (arena.core.deals) is the database's own: the same on every open, another
+    in another file, and in a file only its owner can read (a bot without bubblewrap has a uid of
+    its own)."""
+    path = tmp_path / "a.db"
+    with open_store(path) as s:
+        key = s.deal_key()
+        assert len(key) == 32 and s.deal_key() == key
+    with open_store(path) as s:
+        assert s.deal_key() == key
+    with open_store(tmp_path / "b.db") as other:
+        assert other.deal_key() != key
+    with open_store(":memory:") as memory:
+        assert len(memory.deal_key()) == 32
+    for name in ("a.db", "a.db-wal", "a.db-shm"):
+        if (tmp_path / name).exists():
+            assert (tmp_path / name).stat().st_mode & 0o077 == 0, name
+
+
+def test_an_older_readable_database_is_made_private_when_it_gets_its_key(tmp_path, caplog):
+    path = tmp_path / "old.db"
+    with open_store(path):
+        pass
+    path.chmod(0o644)
+    with open_store(path) as s:
+        s.deal_key()
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert "now holds the key of its deals" in caplog.text
 
 
 def test_reopening_an_existing_file_applies_nothing_twice(tmp_path):

@@ -209,7 +209,7 @@ def test_the_bots_of_a_resumed_tournament_may_be_listed_in_another_order(tmp_pat
     assert first.played > 0 and (again.played, again.skipped) == (0, first.played)
 
 
-def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: Path) -> None:
+def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(shared_deal_key: bytes, tmp_path: Path) -> None:
     """`concurrent` changes how fast a tournament plays, not what: a run interrupted with one
     setting resumes with another (it was refused as 'other settings'), to the same results."""
     db, fresh = tmp_path / "a.db", tmp_path / "b.db"
@@ -230,7 +230,7 @@ def test_a_resumed_run_may_change_how_many_games_are_in_play_at_once(tmp_path: P
     assert results_of(db) == results_of(fresh)
 
 
-def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(tmp_path: Path) -> None:
+def test_a_resumed_match_remembers_faults_in_a_row_and_disqualification(shared_deal_key: bytes, tmp_path: Path) -> None:
     """Faults, point 5: a bot is disqualified after faults_to_disqualify faulty games in a row
     of one match.  A run stopped after such games used to resume the match as if the bot had
     never faulted: it played on (and could win) where an uninterrupted run had it out."""
@@ -284,7 +284,7 @@ def test_a_match_where_every_bot_is_disqualified_ends_and_stays_complete(tmp_pat
     assert out_of_match([("neutral", "out")], 2, 2) == {1}
 
 
-def test_hard_kill_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
+def test_hard_kill_then_resume_equals_uninterrupted_run(shared_deal_key: bytes, tmp_path: Path) -> None:
     """kill -9 at a random moment loses nothing stored; the rerun plays only what is missing."""
     spec_file = write(tmp_path, random_field(5, games=2, name="killme"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -423,7 +423,7 @@ MATCHES_OF_GAMES = ('name = "t"\ngame = "powder-keg"\nseats = 3\npoints = 2\nsee
 @pytest.mark.parametrize("text", [MATCHES_OF_GAMES, random_field(7, extra='format = "swiss"\nrounds = 2\nrotations = false\n'
                                                                           'min_seats = 2')],
                          ids=["matches-of-games", "swiss"])
-def test_a_database_of_the_released_schema_upgrades_and_resumes_exactly(tmp_path: Path, text: str) -> None:
+def test_a_database_of_the_released_schema_upgrades_and_resumes_exactly(shared_deal_key: bytes, tmp_path: Path, text: str) -> None:
     """Existing databases open and resume: one written by the released arena (schema steps 1-3,
     where only a game's id said which match it was part of) is upgraded by this one, rates its
     games in the same order, and resumes to the results and ratings of an uninterrupted run,
@@ -490,7 +490,7 @@ def test_a_swiss_begun_under_the_first_schedule_resumes_under_it(tmp_path: Path)
     assert sizes(new) == [2, 2, 2, 2, 3, 3]  # 3 + 2 + 2: everyone seated
 
 
-def test_swiss_waits_for_a_complete_round_before_pairing_the_next(tmp_path: Path, monkeypatch) -> None:
+def test_swiss_waits_for_a_complete_round_before_pairing_the_next(shared_deal_key: bytes, tmp_path: Path, monkeypatch) -> None:
     """A round with a failed match is not followed by the next: it would be paired on part of
     the results, and a rerun would then mix two schedules.  The rerun finishes the round, goes on,
     and ends where an uninterrupted run does."""
@@ -693,7 +693,7 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> None:
+def test_a_pool_worker_killed_mid_job_costs_only_its_matches(shared_deal_key: bytes, tmp_path: Path) -> None:
     """A worker process killed from outside (the OOM killer, an operator) takes its job with it:
     the tournament goes on with the other jobs, reports the lost matches as errors, stores every
     game that was finished, and a second run plays exactly what is missing."""
@@ -739,7 +739,7 @@ def test_a_pool_worker_killed_mid_job_costs_only_its_matches(tmp_path: Path) -> 
     assert results_of(db) == results_of(whole)
 
 
-def test_ratings_are_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
+def test_ratings_are_the_same_with_one_or_two_workers(shared_deal_key: bytes, tmp_path: Path) -> None:
     """Two workers commit the same games in another order than one worker does (in every run
     seen so far); games are rated in schedule order, so the ratings come out exactly the same,
     history and all.  That the commit order never matters is shown deterministically by
@@ -825,7 +825,7 @@ def test_arena_tournaments_tells_a_running_tournament_from_an_interrupted_one(tm
     assert status() == "finished"
 
 
-def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(tmp_path: Path) -> None:
+def test_a_store_that_stops_taking_games_stops_the_run_and_a_rerun_finishes(shared_deal_key: bytes, tmp_path: Path) -> None:
     """A full disk (SQLite's page limit here) ends the run with one StorageError instead of
     playing and dropping every remaining match; after room is made, the rerun plays the rest
     and the results equal an uninterrupted run's."""

@@ -65,7 +65,7 @@ def play(
     game: GameArg,
     bots: Annotated[list[str], typer.Argument(help="Two or more bots: a path to a script (.py, .js) or a bot folder, a command line, or a bot registered in --db (NAME, NAME@N, NAME@HASH).")],
     matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, max=MAX_COUNT, help="Matches to play (a Powder Keg match is a series of games to --points). --games is the old spelling.")] = 1,
-    seed: Annotated[str, typer.Option(help="Root seed of the deals.")] = "0",
+    seed: Annotated[Optional[str], typer.Option(help="Root seed of the deals (printed at the end); by default a random one, that no bot can guess: a seed you give is only as secret as it is hard to guess.")] = None,
     variant: Variants = None,
     points: Points = None,
     sandbox: Sandbox = "auto",
@@ -81,13 +81,14 @@ def play(
 
     Old against new: arena play reactor dumper@1 dumper@2 --matches 20
     """
+    from arena.core.deals import random_root_seed
     from arena.referee.play import play_matches
 
     if len(bots) < 2:
         raise UsageError("give at least two bots")
     specs = registered_or_given(bots, db)  # each names a bot, before any starts
     game_obj, config = game_config(game, len(bots), variant, points)
-    summary = play_matches(game_obj, config, bots, matches=matches, seed=seed, specs=specs,
+    summary = play_matches(game_obj, config, bots, matches=matches, seed=random_root_seed() if seed is None else seed, specs=specs,
                            referee=referee_config(sandbox, decision_ms, game_ms, startup_ms))
     echo_report(summary, json_out)
 

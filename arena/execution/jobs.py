@@ -48,15 +48,39 @@ def table_config(config: GameConfig, seats: int) -> GameConfig:
     return config if config.players == seats else replace(config, players=seats)
 
 
+def sessions(job: list[Task]) -> list[list[Task]]:
+    """A job's matches split among as few bot sessions as play each deal once: a match with the
+    seed of one already in a session (a seat rotation of a duplicate deal) goes to the first
+    session without it.  A warm bot process that played one rotation of a deal would know the
+    cards of the next (issue 15); its next process starts afresh, in a fresh working folder.
+    The order of the matches is kept within each session."""
+    parts: list[tuple[set[str], list[Task]]] = []
+    for task in job:
+        part = next((p for p in parts if task.seed not in p[0]), None)
+        if part is None:
+            part = (set(), [])
+            parts.append(part)
+        part[0].add(task.seed)
+        part[1].append(task)
+    return [tasks for _, tasks in parts]
+
+
 def play_job(referee: Referee, job: list[Task], game: Game, config: GameConfig,
              emit: Callable[[Event], None]) -> None:
-    """Play a job's matches in one session, so its bots are started once for all of them; the
-    matches of one lineup (consecutive, same bots in the same seats) are played at the same
-    time, as far as the bots offer.
+    """Play a job's matches in as few sessions as keep every deal to one process of each bot
+    (:func:`sessions`), so its bots are started once for all the deals of a table; the matches
+    of one lineup (consecutive, same bots in the same seats) are played at the same time, as far
+    as the bots offer.
 
     Emits a :class:`GameFinished` as each game ends and a :class:`MatchFinished` or
     :class:`MatchFailed` as each match ends; a harness error in one lineup does not stop the rest.
     """
+    for part in sessions(job):
+        _play_session(referee, part, game, config, emit)
+
+
+def _play_session(referee: Referee, job: list[Task], game: Game, config: GameConfig,
+                  emit: Callable[[Event], None]) -> None:
     with referee.session() as session:
         for _, group in itertools.groupby(job, key=lambda task: task.bots):
             tasks = list(group)

@@ -19,6 +19,7 @@ class PlaySummary:
 
     game: str
     bots: list[str]
+    seed: str = ""  # the root seed of the deals: --seed SEED plays them again
     matches: list[MatchReport] = field(default_factory=list)
 
     def per_bot(self) -> list[dict[str, Any]]:
@@ -44,7 +45,7 @@ class PlaySummary:
              "winner": g.record["result"]["winner"], "faults": [f.to_json() for f in g.faults]}
             for i, m in enumerate(self.matches) for g in m.games
         ]
-        return {"game": self.game, "bots": self.per_bot(), "games": games}
+        return {"game": self.game, "seed": self.seed, "bots": self.per_bot(), "games": games}
 
     def lines(self) -> list[str]:
         """The human report: each game's places and faults (with the faulting bot's last
@@ -71,6 +72,8 @@ class PlaySummary:
             mean = "-" if row["mean_place"] is None else f"{row['mean_place']:.2f}"
             out.append(f"{row['seat']:<5}{row['bot']:<{width}}{row['match_wins']:>10}{row['games']:>7}"
                        f"{row['game_wins']:>11}{mean:>12}  {faults}")
+        out.append("")
+        out.append(f"seed {self.seed}: --seed {self.seed} plays these deals again")
         return out
 
 
@@ -98,11 +101,14 @@ def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches:
                  referee: RefereeConfig, specs: list[BotSpec] | None = None) -> PlaySummary:
     """Play ``matches`` matches at one table in one session: each bot is started once (again only
     after a fault), and plays several matches at once if it offers to (``hello.concurrent``).
-    ``specs``: the bots already resolved (a registered version), else from ``targets``."""
+    ``specs``: the bots already resolved (a registered version), else from ``targets``.
+
+    The deals follow from ``seed`` alone, so a bot that guesses it can deal them too: give a seed
+    no bot can guess (:func:`arena.core.deals.random_root_seed`, what ``arena play`` draws)."""
     specs = specs if specs is not None else [bot_spec(t) for t in targets]
     labels = seat_labels([s.name for s in specs], targets)
     specs = [type(s)(label, s.command, s.expose, s.env) for s, label in zip(specs, labels)]
-    summary = PlaySummary(game.name, [s.name for s in specs])
+    summary = PlaySummary(game.name, [s.name for s in specs], seed)
     plans = match_plans(seed, matches, config)
     with Referee(referee) as ref, ref.session() as session:
         summary.matches.extend(session.play_matches(game, config, specs, plans))

@@ -250,11 +250,18 @@ def _v7_removed_bots(db: Database) -> None:
     db.execute("ALTER TABLE bots ADD COLUMN removed TEXT")
     # A bot's games are counted by its versions (under whatever name or label they were played).
     db.execute("CREATE INDEX results_version ON results(bot_version_id)")
+def _v8_secrets(db: Database) -> None:
+    """Version 8: ``secrets``, what the database keeps from every bot: the key that makes its
+    tournaments' deal seeds (``deal_key``, see :mod:`arena.core.deals`), made on first use.
+
+    A key travels with its database, so a copy of the file reproduces its tournaments; no bot
+    sees the database (bubblewrap), and a new file is readable by its owner only."""
+    db.execute("CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
 
 
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
-                                           _v5_views, _v6_stop_decisions, _v7_removed_bots]
+                                           _v5_views, _v6_stop_decisions, _v7_removed_bots, _v8_secrets]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

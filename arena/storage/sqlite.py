@@ -27,6 +27,7 @@ the same dict.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sqlite3
@@ -41,6 +42,7 @@ from urllib.parse import quote
 import orjson
 from sqlite_utils import Database
 
+from arena.core.deals import KEY_ENV, given_key, new_key
 from arena.core.faults import FaultRecord
 from arena.errors import NoDatabase, StorageError, UnknownBot
 from arena.storage import schema
@@ -60,6 +62,8 @@ from arena.storage.rows import (
 from arena.storage.store import Store
 
 DEFAULT_PATH = "arena.db"
+log = logging.getLogger("arena.storage")
+
 MEMORY = ":memory:"  # SQLite's name for a database that lives in this connection only
 URL = "sqlite://"  # sqlite:///PATH names a file (PATH relative, or absolute with a fourth slash)
 # A second writer waits this long for the lock before giving up with "database is locked".
@@ -119,6 +123,26 @@ def _file(location: str) -> str:
     return rest[1:]
 
 
+def _create_private(path: str) -> None:
+    """Create a new database file readable by its owner only (SQLite gives its -wal and -shm
+    files the same mode): it will hold the deal key, and a bot without bubblewrap runs under a
+    uid of its own that must not read it."""
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
+def _make_private(path: str) -> None:
+    """Take others' access away from a database file made before files were made private, now
+    that it holds the deal key (the file stays its owner's, as it was)."""
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        with suppress(OSError):
+            mode = os.stat(name).st_mode & 0o777
+            if mode & 0o077:
+                os.chmod(name, mode & 0o700)
+                log.warning("%s could be read by other users; it now holds the key of its deals, so only its "
+                            "owner may read it", name)
+
+
 class SqliteStore(Store):
     """The arena database in one SQLite file (or in memory, for tests and throwaway runs)."""
 
@@ -158,6 +182,7 @@ class SqliteStore(Store):
                 if readonly:
                     self.db = self._connect_readonly()
                 else:
+                    _create_private(self.path)
                     self.db = Database(self.path)
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -559,6 +584,23 @@ class SqliteStore(Store):
                 )
             return stored
         return self.tournament(id)
+
+    def deal_key(self) -> bytes:
+        """The deal key, made at the first call on this database (two processes asking at once
+        agree: the first insert wins, the other reads it)."""
+        row = self.db.execute("SELECT value FROM secrets WHERE name = 'deal_key'").fetchone()
+        if row is None:
+            with self._write():
+                self.db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES ('deal_key', ?)", [new_key()])
+            row = self.db.execute("SELECT value FROM secrets WHERE name = 'deal_key'").fetchone()
+            if self.path != MEMORY:
+                _make_private(self.path)
+        key = bytes(row[0])
+        given = given_key()
+        if given is not None and given != key:
+            raise StorageError(f"{self.path} has a deal key of its own, not the one {KEY_ENV} gives: that key is "
+                               "taken only by a database that has none yet (a new one); unset it, or use a new --db")
+        return key
 
     def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
         """Mark a tournament finished (its games stay; resuming it plays nothing new)."""

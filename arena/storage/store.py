@@ -174,6 +174,11 @@ class Store(ABC):
         spec, game or seed under the same id is a StorageError)."""
 
     @abstractmethod
+    def deal_key(self) -> bytes:
+        """The secret key of this database's deals (:mod:`arena.core.deals`), made on first use;
+        the same key for as long as the database lives, whoever asks first."""
+
+    @abstractmethod
     def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
         """Mark a tournament finished; ``stop``: the stop rule's decision, kept with it."""
 

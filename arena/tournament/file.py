@@ -148,7 +148,8 @@ TAIL: tuple[Field, ...] = (
           "of a match", default=_default(RefereeConfig, "faults_to_disqualify")),
     Field("variants", Words("variant names"), 'variants of the game, e.g. ["short-hands"] for powder-keg', default=(),
           check=_variants_playable, compare=lambda value, game, seats: sorted(value) if isinstance(value, list) else value),
-    Field("seed", Seed(), "every deal and seat draw follows from it", default="0", example="2026"),
+    Field("seed", Seed(), "every seat draw follows from it, and every deal from it and the database's secret key",
+          default="0", example="2026"),
     # decision and game are CPU time (the bot's processes'), so that a bot on a loaded machine is
     # not charged for time it did not get; wall_factor times each bounds it in wall-clock time
     # from the request, for a bot that waits or sleeps (protocol/README.md, "Time limits").

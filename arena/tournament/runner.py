@@ -17,7 +17,8 @@ from arena.bots.package import pack_target
 from arena.ratings.confidence import Ranking, ranking_confidence
 from arena.ratings.stop import StopDecision, StopRule
 from arena.storage.registry import find_version, materialize, register
-from arena.core import ids
+from arena.core import deals, ids
+from arena.core.deals import deal_seed
 from arena.core.ids import GameId
 from arena.errors import ConfigError, StorageError, UnknownBot
 from arena.execution import (
@@ -176,6 +177,7 @@ class Tournament:
             stored = dict(existing.spec)
             version_ids = stored.pop("bot_versions", {})
             self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
+            self.deal_rule = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
             # Bots are compared by name here and by content below, not by path: a project moved
             # or copied elsewhere still resumes its tournament.
             # How many games are in play at once changes how fast, never what is played: a
@@ -212,6 +214,7 @@ class Tournament:
                                     versions[entry.name].version)
         else:
             self.schedule = SCHEDULE
+            self.deal_rule = deals.DEALS
             versions = {}
             # Registered names first: a name that is not there stops the run before any file is
             # registered, so a typo leaves the database as it was (and a new one is removed).
@@ -239,10 +242,13 @@ class Tournament:
             versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
             self.store.start_tournament(
                 self.id, self.spec.name, self.game.name,
-                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE},
+                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE,
+                 "deals": deals.DEALS},
                 self.spec.seed,
             )
         self.version_ids = {name: v.id for name, v in versions.items()}
+        # The key stays in this process: workers and bots get the match seeds made with it.
+        self.key = self.store.deal_key() if self.deal_rule >= deals.KEYED else None
         return {name: materialize(self.store, v) for name, v in versions.items()}
 
     def _check_game(self, name: str, version: Any) -> None:
@@ -273,7 +279,18 @@ class Tournament:
             return None
         deal = self.deal_key(pairing)
         bots = tuple(self.versions[name] for name in pairing.seats)
-        return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
+        return Task(pairing, match_id, self.match_seed(deal), bots, results, ordered)
+
+    def match_seed(self, deal: str) -> str:
+        """The seed of a match playing ``deal`` (a schedule label): secret, made with the
+        database's key (a tournament begun before deals were keyed keeps its public labels).
+
+        The tournament's name is part of it (a name has no ``:``): another tournament in the same
+        database deals other games, whatever its seed, so the records of one published tell
+        nothing of the next."""
+        if self.key is None:
+            return f"{self.spec.seed}:{deal}"
+        return deal_seed(self.key, f"{self.id}:{self.spec.seed}:{deal}")
 
     @functools.cached_property
     def format(self) -> Format:
