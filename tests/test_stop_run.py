@@ -22,6 +22,10 @@ from arena.tournament.formats import get_format
 
 from common import BOT_DIR, RANDOM, ROOT
 
+# Runs here are compared game for game with runs on other databases, and each database makes its
+# own deal key: they share one.
+pytestmark = pytest.mark.usefixtures("shared_deal_key")
+
 runner = CliRunner()
 HEURISTIC = str(BOT_DIR / "reactor_heuristic.py")
 
