@@ -302,7 +302,11 @@ class SqliteStore(Store):
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Reads in this block all see one state of the database, even while a run writes to it
-        (WAL readers keep the snapshot their transaction began with)."""
+        (WAL readers keep the snapshot their transaction began with).  A snapshot taken inside
+        another is the outer one: a view that reads in one may be part of a larger read."""
+        if self.db.conn.in_transaction:
+            yield
+            return
         self.db.conn.execute("BEGIN")
         try:
             self.db.conn.execute("SELECT 1 FROM games LIMIT 1").fetchall()  # the snapshot starts here
@@ -434,6 +438,14 @@ class SqliteStore(Store):
     def bot_games(self, name: str) -> int:
         """How many stored games the bot played (all its versions)."""
         return self.db.execute("SELECT count(*) FROM results WHERE bot = ?", [name]).fetchone()[0]
+
+    def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
+        """Results by table size and seat, summed in SQL over the bot's rows (``results_bot``)."""
+        rows = self.db.execute(
+            "SELECT g.players, r.seat, count(*), sum(coalesce(g.winner = r.seat, 0)), sum(r.place)"
+            " FROM results r JOIN games g ON g.id = r.game_id WHERE r.bot = ? GROUP BY g.players, r.seat"
+            " ORDER BY g.players, r.seat", [name]).fetchall()
+        return [tuple(row) for row in rows]
 
     def bot_content(self, version_id: int) -> bytes:
         """The stored file (or tar of a bot directory) of one version, byte for byte."""
@@ -617,14 +629,26 @@ class SqliteStore(Store):
         self, tournament: str | None = None, bot: str | None = None, limit: int | None = None
     ) -> list[GameSummary]:
         """Game summaries, newest first; ``limit`` keeps the most recent ones."""
+        return self._summaries(tournament=tournament, bot=bot, game=None, before=None,
+                               limit=-1 if limit is None else limit)
+
+    def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
+                  before: int | None = None, limit: int = 50) -> list[GameSummary]:
+        """A page of summaries with ``seq < before``, newest first: a walk down the unique index
+        on ``seq`` that stops after ``limit`` matches, however deep the page."""
+        return self._summaries(tournament=tournament, bot=bot, game=game, before=before, limit=limit)
+
+    def _summaries(self, *, tournament: str | None, bot: str | None, game: str | None, before: int | None,
+                   limit: int) -> list[GameSummary]:
         rows = self._all(
-            "SELECT g.id, g.tournament, g.game, g.winner, g.capped, g.finished,"
-            " (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
+            "SELECT g.id, g.seq, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no,"
+            " g.variants, (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
             " FROM games g"
-            " WHERE (:t IS NULL OR g.tournament = :t)"
+            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
+            " AND (:before IS NULL OR g.seq < :before)"
             " AND (:b IS NULL OR g.id IN (SELECT game_id FROM results WHERE bot = :b))"
             " ORDER BY g.seq DESC LIMIT :limit",
-            {"t": tournament, "b": bot, "limit": -1 if limit is None else limit},
+            {"t": tournament, "b": bot, "g": game, "before": before, "limit": limit},
         )
         seats: dict[str, list[tuple[str, int, bool, list[bool]]]] = {r["id"]: [] for r in rows}
         if rows:
@@ -644,6 +668,7 @@ class SqliteStore(Store):
                 bots=[seat[0] for seat in seats[r["id"]]], places=[seat[1] for seat in seats[r["id"]]],
                 winner=r["winner"], capped=bool(r["capped"]), faults=r["faults"], finished=r["finished"],
                 forfeited=[seat[2] for seat in seats[r["id"]]], collateral=[seat[3] for seat in seats[r["id"]]],
+                seq=r["seq"], round=r["round"], table_no=r["table_no"], variants=orjson.loads(r["variants"]),
             )
             for r in rows
         ]

@@ -147,6 +147,11 @@ class Store(ABC):
         """How many stored games the bot played, all its versions together."""
 
     @abstractmethod
+    def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
+        """The bot's results by table size and seat: ``(players, seat, games, wins, sum of
+        places)``, sorted; a win is a game it won alone (the game's winner)."""
+
+    @abstractmethod
     def bot_content(self, version_id: int) -> bytes:
         """The stored file of one version, byte for byte."""
 
@@ -189,6 +194,13 @@ class Store(ABC):
     def games(self, tournament: str | None = None, bot: str | None = None,
               limit: int | None = None) -> list[GameSummary]:
         """Game summaries, newest first; ``limit`` keeps the most recent ones."""
+
+    @abstractmethod
+    def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
+                  before: int | None = None, limit: int = 50) -> list[GameSummary]:
+        """One page of game summaries, newest first: those committed before ``seq`` ``before``
+        (None: from the newest).  Keyed on the commit number, so a page deep in a long history
+        costs what the first one does (the web's games list)."""
 
     @abstractmethod
     def game_record(self, game_id: str) -> dict[str, Any]:

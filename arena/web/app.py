@@ -1,0 +1,154 @@
+"""``arena serve``: a Starlette app over a database, opened read-only for every request.
+
+Starlette (with Jinja2 templates and uvicorn) because it is a small, well-kept ASGI toolkit: plain
+routes and responses, static files, and nothing we do not use (no ORM, no forms, no sessions).
+Every route is GET: a POST, PUT or DELETE is answered 405 by the router, and the store is opened
+with ``readonly=True`` (SQLite ``mode=ro``), so no page can change the database, also while
+``arena run`` writes to it.  Each request opens its own read-only store: SQLite connections are
+not shared between the server's threads, and every request sees the games committed so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.games import REGISTRY
+from arena.errors import ArenaError, StorageError, UnknownBot
+from arena.storage import Store, open_store
+from arena.web import views
+from arena.web.render import STATIC, Links, environment, render
+from arena.web.replay import frames
+
+# Sent with every page: scripts only from this server (no inline script runs, whatever a page
+# held), nothing framed, nothing fetched elsewhere.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class Pages:
+    """The routes of one database: each opens the store read-only, reads, renders."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self.env = environment()
+        self.links = Links()
+        self.cache = views.RatingCache()
+        with self.store():  # fail at start, not on the first request, if the database can not be read
+            pass
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        with open_store(self.db, create=False, readonly=True) as store:
+            yield store
+
+    def page(self, template: str, **context: Any) -> HTMLResponse:
+        return HTMLResponse(render(self.env, template, self.links, **context), headers=SECURITY_HEADERS)
+
+    def index(self, request: Request) -> Response:
+        with self.store() as store:
+            tournaments = [(t, store.status(t)) for t in store.tournaments()]
+            bots = store.bots()
+        games = sorted({b.game for b in bots} | {t.game for t, _ in tournaments})
+        return self.page("index.html", tournaments=tournaments, bots=bots, games=games)
+
+    def board(self, request: Request) -> Response:
+        game = request.path_params["game"]
+        with self.store() as store:
+            board = self.cache.get(store, None, game)
+        return self.page("board.html", board=board)
+
+    def tournament(self, request: Request) -> Response:
+        with self.store() as store:
+            t = _found(store.tournament, request.path_params["tid"])
+            view = views.tournament_view(store, t, self.cache)
+        return self.page("tournament.html", view=view)
+
+    def progress(self, request: Request) -> Response:
+        with self.store() as store:
+            t = _found(store.tournament, request.path_params["tid"])
+            p = views.progress(store, t)
+        return JSONResponse(p.to_json(), headers={"Cache-Control": "no-store"})
+
+    def bot(self, request: Request) -> Response:
+        with self.store() as store:
+            view = _found(views.bot_view, store, request.path_params["name"])
+        return self.page("bot.html", view=view)
+
+    def games(self, request: Request) -> Response:
+        q = request.query_params
+        try:
+            before = int(q["before"]) if q.get("before") else None
+        except ValueError:
+            raise HTTPException(400, "before must be a number") from None
+        with self.store() as store:
+            page = views.games_page(store, tournament=q.get("tournament") or None, bot=q.get("bot") or None,
+                                    game=q.get("game") or None, before=before)
+            tournaments = [t.id for t in store.tournaments()]
+        return self.page("games.html", page=page, tournaments=tournaments, game_names=list(REGISTRY))
+
+    def game(self, request: Request) -> Response:
+        gid = request.path_params["gid"]
+        with self.store() as store:
+            record = _found(store.game_record, gid)
+            faults = store.faults(gid)
+            logs = store.logs(gid)
+        return self.page("game.html", gid=gid, data=frames(record), faults=faults, logs=logs,
+                         names=record["seats"], tournament=None)
+
+
+def _found(read: Any, *args: Any) -> Any:
+    """``read(*args)``, with "no such thing" as a 404 page rather than a server error."""
+    try:
+        return read(*args)
+    except (UnknownBot, StorageError) as e:
+        raise HTTPException(404, str(e)) from None
+
+
+def make_app(db: str) -> Starlette:
+    """The app over the database at ``db`` (any location ``open_store`` takes); the database must
+    exist (:class:`~arena.errors.NoDatabase` otherwise), and is never written."""
+    pages = Pages(db)
+
+    async def error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "the page could not be made"
+        return HTMLResponse(render(pages.env, "error.html", pages.links, status=status, detail=detail),
+                            status_code=status, headers=SECURITY_HEADERS)
+
+    routes = [
+        Route("/", pages.index),
+        Route("/leaderboard/{game}", pages.board),
+        Route("/tournaments/{tid}", pages.tournament),
+        Route("/api/tournaments/{tid}/progress", pages.progress),
+        Route("/bots/{name}", pages.bot),
+        Route("/games", pages.games),
+        Route("/games/{gid:path}", pages.game),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    # A replay page carries every frame of its game (a long Reactor game: half a megabyte of JSON
+    # that compresses tenfold).
+    middleware = [Middleware(GZipMiddleware, minimum_size=2048)]
+    return Starlette(routes=routes, middleware=middleware,
+                     exception_handlers={HTTPException: error, ArenaError: error})
+
+
+def serve(db: str, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve the app until interrupted (uvicorn, one process: the pages are reads of one file)."""
+    import uvicorn
+
+    uvicorn.run(make_app(db), host=host, port=port, log_level="warning")

@@ -1,0 +1,355 @@
+"""What each page shows, computed from a read-only store: plain dataclasses for the templates.
+
+The server (:mod:`arena.web.app`) and the static report (:mod:`arena.web.report`) render the
+same views, so a page looks the same served or mailed.  Nothing here writes: the store is opened
+read-only by the caller.  Ratings are recomputed from the stored games (they are a cache in the
+database), and kept in :class:`RatingCache` for as long as no game is added, so that a long
+history is rated once, not on every page.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena import ratings as rating
+from arena.core.ids import GameId
+from arena.ratings.confidence import Crosstable, crosstable, ranking_confidence
+from arena.storage import GameSummary, ResultRow, Store, Tournament
+
+PAGE_SIZE = 50
+# The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
+# thousands of games still gets a page that loads.
+BOT_FAULTS_SHOWN = 30
+
+
+def match_of(outcome: rating.GameOutcome) -> str:
+    """The match a game belongs to (its games are dependent evidence), from its id."""
+    if outcome.game_id is None:
+        return ""
+    try:
+        return GameId.parse(outcome.game_id).match
+    except ValueError:
+        return outcome.game_id
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderRow:
+    """One line of a leaderboard: the rating with its interval and how sure its place is."""
+
+    rank: int
+    bot: str
+    score: float  # mu - 3 sigma: the low end of the rating's interval, the sort key
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    mean_place: float
+    place_low: float
+    place_high: float
+    rank_low: int
+    rank_high: int
+    faults: dict[str, int]
+    mark: str | None = None  # the pair with the next line: "separated", "tied", "open"
+    p_better: float | None = None  # confidence that this bot is better than the next
+
+    @property
+    def high(self) -> float:
+        return self.mu + 3 * self.sigma
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """A leaderboard of one scope (a tournament, or every game of one game) with its crosstable."""
+
+    title: str
+    game: str | None
+    rows: list[LeaderRow]
+    games: int
+    cross: Crosstable | None
+    note: str = ""
+
+
+@dataclass(slots=True)
+class RatingCache:
+    """Leaderboards by scope, valid while the database holds the same games (its newest commit
+    number and count): rating 100,000 games takes seconds, a page must take milliseconds."""
+
+    boards: dict[tuple[str | None, str | None], tuple[tuple[int, int], Leaderboard]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
+        key = (tournament, game)
+        stamp = _stamp(store, tournament, game)
+        with self.lock:
+            hit = self.boards.get(key)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        board = leaderboard(store, tournament=tournament, game=game)
+        with self.lock:
+            self.boards[key] = (stamp, board)
+        return board
+
+
+def _stamp(store: Store, tournament: str | None, game: str | None) -> tuple[int, int]:
+    """A cheap fingerprint of the games in a scope: the newest game's commit number and the
+    number of games (games are append-only, so equal stamps mean equal games)."""
+    page = store.game_page(tournament=tournament, game=game, limit=1)
+    newest = page[0].seq if page else 0
+    return newest, store.counts()["games"]
+
+
+def leaderboard(store: Store, *, tournament: str | None = None, game: str | None = None) -> Leaderboard:
+    """Ratings, results and confidence of one scope, read in one snapshot."""
+    with store.snapshot():
+        rows = store.results(tournament=tournament, game=game)
+        faults = store.fault_counts(tournament=tournament, game=game)
+    title = f"tournament {tournament}" if tournament else f"all {game} games" if game else "all games"
+    games_here = sorted({r.game for r in rows})
+    if len(games_here) > 1:
+        return Leaderboard(title, None, [], 0, None,
+                           f"this scope holds games of {' and '.join(games_here)}: bots of two games never meet")
+    outcomes = rating.outcomes_from_results(rows)
+    if not outcomes:
+        return Leaderboard(title, games_here[0] if games_here else game, [], 0, None,
+                           "no rated games yet" if not rows else "none of the stored games can be rated")
+    table = rating.rate(outcomes, rating.make_env())
+    lines = rating.leaderboard(table, outcomes, faults)
+    order = [line.bot for line in lines]
+    conf = ranking_confidence(outcomes, order, match_of=match_of)
+    intervals = {b.bot: b for b in conf.bots}
+    marks = {n.upper: n for n in conf.neighbours}
+    out = []
+    for line in lines:
+        iv = intervals.get(line.bot)
+        mark = marks.get(line.bot)
+        out.append(LeaderRow(
+            rank=line.rank, bot=line.bot, score=line.score, mu=line.mu, sigma=line.sigma, games=line.games,
+            wins=line.wins, mean_place=line.mean_place,
+            place_low=iv.low if iv else line.mean_place, place_high=iv.high if iv else line.mean_place,
+            rank_low=iv.rank_low if iv else line.rank, rank_high=iv.rank_high if iv else line.rank,
+            faults=line.faults, mark=mark.status if mark else None, p_better=mark.p_upper_better if mark else None,
+        ))
+    cross = crosstable(outcomes, order, match_of=match_of)
+    return Leaderboard(title, games_here[0], out, len(outcomes), cross)
+
+
+# --- tournaments ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A bot's line in a tournament's standings: game points first, then the tiebreaks."""
+
+    place: int
+    bot: str
+    points: int  # games won (a game's point, R20 / R21)
+    games: int
+    wins_alone: int
+    mean_place: float
+    forfeits: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableGame:
+    """One game at one table of one round: the row of a round table."""
+
+    id: str
+    bots: list[str]
+    places: list[int]
+    faults: int
+    capped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a tournament is: what the live page polls."""
+
+    status: str
+    games: int
+    matches: int
+    planned: int | None  # matches the format will play (None: not known from the spec)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "games": self.games, "matches": self.matches, "planned": self.planned}
+
+
+def planned_matches(spec: dict[str, Any]) -> int | None:
+    """How many matches the tournament's format plays, from the stored spec (None when the
+    format or its fields are not the ones this code knows)."""
+    from arena.tournament.formats import round_robin_size, swiss_size
+
+    try:
+        bots = len(spec["bots"])
+        if spec["format"] == "round-robin":
+            return round_robin_size(bots, spec["seats"], games=spec.get("games") or 1, rotations=spec["rotations"])
+        if spec["format"] == "swiss":
+            return swiss_size(bots, spec["seats"], rounds=spec.get("rounds"), min_seats=spec.get("min_seats"),
+                              rotations=spec["rotations"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
+def progress(store: Store, t: Tournament) -> Progress:
+    """Games and matches stored so far, and the tournament's status (running while a process plays it)."""
+    ids = store.played_ids(t.id)
+    matches = set()
+    for gid in ids:
+        try:
+            matches.add(GameId.parse(gid).match)
+        except ValueError:
+            matches.add(gid)
+    return Progress(store.status(t), len(ids), len(matches), planned_matches(t.spec))
+
+
+def standings(rows: Sequence[ResultRow]) -> list[Standing]:
+    """Points (games won), then the tiebreaks in order: wins alone, mean place, fewer forfeits, name."""
+    acc: dict[str, list[int]] = {}
+    by_game: dict[str, list[ResultRow]] = {}
+    for r in rows:
+        by_game.setdefault(r.game_id, []).append(r)
+    for seats in by_game.values():
+        places = [s.place for s in seats]
+        for s in seats:
+            a = acc.setdefault(s.bot, [0, 0, 0, 0, 0])
+            a[0] += s.points
+            a[1] += 1
+            a[2] += s.place == 1 and places.count(1) == 1
+            a[3] += s.place
+            a[4] += s.forfeited
+    order = sorted(acc, key=lambda b: (-acc[b][0], -acc[b][2], acc[b][3] / acc[b][1], acc[b][4], b))
+    return [Standing(i, b, acc[b][0], acc[b][1], acc[b][2], acc[b][3] / acc[b][1], acc[b][4])
+            for i, b in enumerate(order, start=1)]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentView:
+    """Everything the tournament page shows."""
+
+    tournament: Tournament
+    progress: Progress
+    board: Leaderboard
+    standings: list[Standing]
+    rounds: dict[int, dict[int, list[TableGame]]]  # round -> table -> its games, in schedule order
+    heat: list[list[float | None]]  # crosstable cells: mean place difference, row bot ahead if > 0
+
+
+# The round tables list at most this many games (the newest), so a huge tournament's page stays small.
+ROUND_GAMES_SHOWN = 400
+
+
+def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> TournamentView:
+    """The tournament page: status, leaderboard, standings, round tables, crosstable."""
+    board = cache.get(store, t.id, None)
+    rows = store.results(tournament=t.id)
+    games = store.game_page(tournament=t.id, limit=ROUND_GAMES_SHOWN)
+    rounds: dict[int, dict[int, list[TableGame]]] = {}
+    for g in sorted(games, key=lambda g: (g.round or 0, g.table_no or 0, g.seq)):
+        rounds.setdefault(g.round or 0, {}).setdefault(g.table_no or 0, []).append(
+            TableGame(g.id, g.bots, g.places, g.faults, g.capped))
+    heat: list[list[float | None]] = []
+    if board.cross is not None:
+        for a in board.cross.bots:
+            line: list[float | None] = []
+            for b in board.cross.bots:
+                line.append(None if a == b else board.cross.pair(a, b).mean)
+            heat.append(line)
+    return TournamentView(t, progress(store, t), board, standings(rows), rounds, heat)
+
+
+# --- bots ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class BotFault:
+    """A fault of the bot, with the stderr its seat wrote in that game."""
+
+    game_id: str
+    kind: str
+    message: str
+    decision: int | None
+    collateral: bool
+    stderr: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLine:
+    """The bot's results from one seat at tables of one size (seat 0 moves first)."""
+
+    players: int
+    seat: int
+    games: int
+    wins: int
+    mean_place: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games
+
+
+@dataclass(frozen=True, slots=True)
+class BotView:
+    """Everything the bot page shows."""
+
+    name: str
+    game: str
+    versions: list[Any]
+    games: int
+    seats: list[SeatLine]
+    faults: list[BotFault]
+    fault_total: int
+    history: dict[str, list[dict[str, float]]]  # tournament -> points {x: game number, mu, low, high}
+    recent: list[GameSummary]
+
+
+def bot_view(store: Store, name: str) -> BotView:
+    """A bot's page: its versions, games, rating history per tournament, seats and faults."""
+    current = store.bot(name)
+    versions = store.bot_history(name)
+    played = [t for t in store.tournaments() if name in t.spec.get("bot_versions", {})]
+    history: dict[str, list[dict[str, float]]] = {}
+    faults: list[BotFault] = []
+    total = 0
+    for t in reversed(played):  # oldest first
+        points = [p for p in store.rating_history(t.id) if p.bot == name]
+        if points:
+            history[t.id] = [{"x": p.seq, "mu": round(p.mu, 3), "low": round(p.mu - 3 * p.sigma, 3),
+                              "high": round(p.mu + 3 * p.sigma, 3)} for p in points]
+        for game_id, f in store.tournament_faults(t.id):
+            if f.bot != name:
+                continue
+            total += 1
+            faults.append(BotFault(game_id, f.kind, f.message, f.decision, f.collateral, ""))
+    faults = faults[-BOT_FAULTS_SHOWN:]
+    shown = []
+    for f in reversed(faults):  # newest first, each with its seat's stderr of that game
+        seat = next((s.seat for s in store.faults(f.game_id) if s.bot == name), None)
+        logs = store.logs(f.game_id)
+        shown.append(BotFault(f.game_id, f.kind, f.message, f.decision, f.collateral,
+                              logs.get(seat, "") if seat is not None else ""))
+    seats = [SeatLine(players, seat, n, wins, place_sum / n) for players, seat, n, wins, place_sum
+             in store.bot_seats(name)]
+    return BotView(name, current.game, versions, store.bot_games(name), seats, shown, total, history,
+                   store.game_page(bot=name, limit=10))
+
+
+# --- games ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class GamesPage:
+    """One page of the games list and the key of the next."""
+
+    games: list[GameSummary]
+    filters: dict[str, str]
+    next_before: int | None
+
+
+def games_page(store: Store, *, tournament: str | None, bot: str | None, game: str | None,
+               before: int | None, limit: int = PAGE_SIZE) -> GamesPage:
+    """Games newest first, ``limit`` of them with a commit number below ``before``."""
+    rows = store.game_page(tournament=tournament, bot=bot, game=game, before=before, limit=limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    filters = {k: v for k, v in (("tournament", tournament), ("bot", bot), ("game", game)) if v}
+    return GamesPage(rows, filters, rows[-1].seq if more and rows else None)
