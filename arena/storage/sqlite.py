@@ -696,6 +696,15 @@ class SqliteStore(Store):
         ):
             yield r[0], FaultRecord(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5], collateral=bool(r[6]))
 
+    def bot_faults(self, name: str, limit: int) -> tuple[int, list[tuple[str, FaultRecord]]]:
+        """The bot's fault count and its newest ``limit`` faults (faults are few: a scan)."""
+        total = self.db.execute("SELECT count(*) FROM faults WHERE bot = ?", [name]).fetchone()[0]
+        rows = self.db.execute(
+            "SELECT game_id, seat, kind, message, decision, bot, collateral FROM faults WHERE bot = ?"
+            " ORDER BY id DESC LIMIT ?", [name, limit]).fetchall()
+        return total, [(r[0], FaultRecord(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5],
+                                          collateral=bool(r[6]))) for r in rows]
+
     def logs(self, game_id: str) -> dict[int, str]:
         """Each seat's stderr log of one game."""
         rows = self.db.execute("SELECT seat, stderr FROM logs WHERE game_id = ? ORDER BY seat", [game_id])

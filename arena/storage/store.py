@@ -215,6 +215,11 @@ class Store(ABC):
         """Every fault of a tournament's games with its game's id, in the order reported."""
 
     @abstractmethod
+    def bot_faults(self, name: str, limit: int) -> tuple[int, list[tuple[str, FaultRecord]]]:
+        """How many faults the bot has (every game, of a tournament or not) and the newest
+        ``limit`` of them with their games' ids, newest first."""
+
+    @abstractmethod
     def logs(self, game_id: str) -> dict[int, str]:
         """Each seat's stderr log of one game."""
 

@@ -68,6 +68,8 @@ class Pages:
 
     def board(self, request: Request) -> Response:
         game = request.path_params["game"]
+        if game not in REGISTRY:
+            raise HTTPException(404, f"no game {game!r} (games: {', '.join(REGISTRY)})")
         with self.store() as store:
             board = self.cache.get(store, None, game)
         return self.page("board.html", board=board)
@@ -93,11 +95,14 @@ class Pages:
         q = request.query_params
         try:
             before = int(q["before"]) if q.get("before") else None
+            limit = int(q.get("limit") or views.PAGE_SIZE)
         except ValueError:
-            raise HTTPException(400, "before must be a number") from None
+            raise HTTPException(400, "before and limit must be numbers") from None
+        if not 1 <= limit <= views.MAX_PAGE:
+            raise HTTPException(400, f"limit must be from 1 to {views.MAX_PAGE}")
         with self.store() as store:
             page = views.games_page(store, tournament=q.get("tournament") or None, bot=q.get("bot") or None,
-                                    game=q.get("game") or None, before=before)
+                                    game=q.get("game") or None, before=before, limit=limit)
             tournaments = [t.id for t in store.tournaments()]
         return self.page("games.html", page=page, tournaments=tournaments, game_names=list(REGISTRY))
 
@@ -135,7 +140,7 @@ def make_app(db: str) -> Starlette:
         Route("/leaderboard/{game}", pages.board),
         Route("/tournaments/{tid}", pages.tournament),
         Route("/api/tournaments/{tid}/progress", pages.progress),
-        Route("/bots/{name}", pages.bot),
+        Route("/bots/{name:path}", pages.bot),
         Route("/games", pages.games),
         Route("/games/{gid:path}", pages.game),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -20,6 +20,7 @@ from arena.ratings.confidence import Crosstable, crosstable, ranking_confidence
 from arena.storage import GameSummary, ResultRow, Store, Tournament
 
 PAGE_SIZE = 50
+MAX_PAGE = 500
 # The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
 # thousands of games still gets a page that loads.
 BOT_FAULTS_SHOWN = 30
@@ -309,25 +310,16 @@ def bot_view(store: Store, name: str) -> BotView:
     versions = store.bot_history(name)
     played = [t for t in store.tournaments() if name in t.spec.get("bot_versions", {})]
     history: dict[str, list[dict[str, float]]] = {}
-    faults: list[BotFault] = []
-    total = 0
     for t in reversed(played):  # oldest first
         points = [p for p in store.rating_history(t.id) if p.bot == name]
         if points:
             history[t.id] = [{"x": p.seq, "mu": round(p.mu, 3), "low": round(p.mu - 3 * p.sigma, 3),
                               "high": round(p.mu + 3 * p.sigma, 3)} for p in points]
-        for game_id, f in store.tournament_faults(t.id):
-            if f.bot != name:
-                continue
-            total += 1
-            faults.append(BotFault(game_id, f.kind, f.message, f.decision, f.collateral, ""))
-    faults = faults[-BOT_FAULTS_SHOWN:]
+    total, newest = store.bot_faults(name, BOT_FAULTS_SHOWN)
     shown = []
-    for f in reversed(faults):  # newest first, each with its seat's stderr of that game
-        seat = next((s.seat for s in store.faults(f.game_id) if s.bot == name), None)
-        logs = store.logs(f.game_id)
-        shown.append(BotFault(f.game_id, f.kind, f.message, f.decision, f.collateral,
-                              logs.get(seat, "") if seat is not None else ""))
+    for game_id, f in newest:  # each with its seat's stderr of that game
+        shown.append(BotFault(game_id, f.kind, f.message, f.decision, f.collateral,
+                              store.logs(game_id).get(f.seat, "")))
     seats = [SeatLine(players, seat, n, wins, place_sum / n) for players, seat, n, wins, place_sum
              in store.bot_seats(name)]
     return BotView(name, current.game, versions, store.bot_games(name), seats, shown, total, history,
@@ -352,4 +344,6 @@ def games_page(store: Store, *, tournament: str | None, bot: str | None, game: s
     more = len(rows) > limit
     rows = rows[:limit]
     filters = {k: v for k, v in (("tournament", tournament), ("bot", bot), ("game", game)) if v}
+    if limit != PAGE_SIZE:
+        filters["limit"] = str(limit)
     return GamesPage(rows, filters, rows[-1].seq if more and rows else None)
