@@ -620,6 +620,14 @@ class SqliteStore(Store):
                 raise StorageError(f"game {game.id!r}: bot {found[vid][0]!r} plays {found[vid][1]}, not {game.game}")
         return [found[vid][0] for vid in game.seats]
 
+    def tournament_size(self, tournament_id: str) -> tuple[int, int]:
+        """Games and matches, counted from the schedule index alone (it holds both columns); a
+        game of no match counts as a match of its own."""
+        row = self.db.execute(
+            "SELECT count(*), count(DISTINCT match_id) + sum(match_id IS NULL) FROM games WHERE tournament = ?",
+            [tournament_id]).fetchone()
+        return row[0], row[1] or 0
+
     def played_ids(self, tournament_id: str) -> set[str]:
         """Ids of the tournament's stored games: what a resumed run skips."""
         rows = self.db.execute("SELECT id FROM games WHERE tournament = ?", [tournament_id]).fetchall()
@@ -764,6 +772,13 @@ class SqliteStore(Store):
                 )
         except sqlite3.IntegrityError as e:
             raise StorageError(f"ratings of {tournament_id!r} were not saved ({e}); recompute them") from e
+
+    def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:
+        """One bot's points, in order (the key's first column finds the tournament's rows)."""
+        rows = self.db.execute(
+            "SELECT seq, game_id, bot, mu, sigma FROM ratings WHERE tournament_id = ? AND bot = ? ORDER BY seq",
+            [tournament_id, bot]).fetchall()
+        return [RatingPoint(*row) for row in rows]
 
     def rating_history(self, tournament_id: str) -> list[RatingPoint]:
         """The history last saved by :meth:`save_ratings`, game by game."""

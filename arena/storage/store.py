@@ -187,6 +187,10 @@ class Store(ABC):
         """Store a finished game whole (see the promises above); False if its id was stored."""
 
     @abstractmethod
+    def tournament_size(self, tournament_id: str) -> tuple[int, int]:
+        """How many games and how many matches of the tournament are stored (its progress)."""
+
+    @abstractmethod
     def played_ids(self, tournament_id: str) -> set[str]:
         """Ids of the tournament's stored games."""
 
@@ -243,6 +247,10 @@ class Store(ABC):
     @abstractmethod
     def save_ratings(self, tournament_id: str, history: Iterable[RatingPointLike]) -> None:
         """Replace the stored rating history of one tournament (or any label of a pool of games)."""
+
+    @abstractmethod
+    def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:
+        """One bot's points of :meth:`rating_history`, in order."""
 
     @abstractmethod
     def rating_history(self, tournament_id: str) -> list[RatingPoint]:

@@ -10,6 +10,8 @@ not shared between the server's threads, and every request sees the games commit
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -50,6 +52,16 @@ class Pages:
         self.cache = views.RatingCache()
         with self.store():  # fail at start, not on the first request, if the database can not be read
             pass
+        # Rate every scope once now, not on the first visit of each page: a long history takes seconds.
+        threading.Thread(target=self.warm, name="arena-web-warm", daemon=True).start()
+
+    def warm(self) -> None:
+        """Fill the cache with every tournament's and every game's leaderboard and standings."""
+        with contextlib.suppress(Exception), self.store() as store:  # a page computes what this did not
+            for t in store.tournaments():
+                views.tournament_view(store, t, self.cache)
+            for game in sorted({b.game for b in store.bots()}):
+                self.cache.get(store, None, game)
 
     @contextmanager
     def store(self) -> Iterator[Store]:
@@ -87,8 +99,9 @@ class Pages:
         return JSONResponse(p.to_json(), headers={"Cache-Control": "no-store"})
 
     def bot(self, request: Request) -> Response:
+        name = request.path_params["name"]
         with self.store() as store:
-            view = _found(views.bot_view, store, request.path_params["name"])
+            view = self.cache.memo(store, ("bot", name), lambda: _found(views.bot_view, store, name))
         return self.page("bot.html", view=view)
 
     def games(self, request: Request) -> Response:

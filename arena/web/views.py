@@ -10,14 +10,16 @@ history is rated once, not on every page.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from arena import ratings as rating
 from arena.core.ids import GameId
 from arena.ratings.confidence import Crosstable, crosstable, ranking_confidence
 from arena.storage import GameSummary, ResultRow, Store, Tournament
+
+T = TypeVar("T")
 
 PAGE_SIZE = 50
 MAX_PAGE = 500
@@ -75,31 +77,36 @@ class Leaderboard:
 
 @dataclass(slots=True)
 class RatingCache:
-    """Leaderboards by scope, valid while the database holds the same games (its newest commit
-    number and count): rating 100,000 games takes seconds, a page must take milliseconds."""
+    """What is costly to compute (ratings, standings, a bot's page), kept while the database
+    holds the same games: rating 100,000 games takes seconds, a page must take milliseconds.
+    Games are append-only and each commit takes the next number, so the newest commit number
+    says whether anything changed since."""
 
-    boards: dict[tuple[str | None, str | None], tuple[tuple[int, int], Leaderboard]] = field(default_factory=dict)
+    entries: dict[tuple[Any, ...], tuple[int, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
-        key = (tournament, game)
-        stamp = _stamp(store, tournament, game)
+    def memo(self, store: Store, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        """``make()``, or what it gave for ``key`` while no game has been added since."""
+        stamp = newest_game(store)
         with self.lock:
-            hit = self.boards.get(key)
+            hit = self.entries.get(key)
             if hit is not None and hit[0] == stamp:
                 return hit[1]
-        board = leaderboard(store, tournament=tournament, game=game)
+        value = make()
         with self.lock:
-            self.boards[key] = (stamp, board)
-        return board
+            self.entries[key] = (stamp, value)
+        return value
+
+    def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
+        """The leaderboard of a scope."""
+        return self.memo(store, ("board", tournament, game),
+                         lambda: leaderboard(store, tournament=tournament, game=game))
 
 
-def _stamp(store: Store, tournament: str | None, game: str | None) -> tuple[int, int]:
-    """A cheap fingerprint of the games in a scope: the newest game's commit number and the
-    number of games (games are append-only, so equal stamps mean equal games)."""
-    page = store.game_page(tournament=tournament, game=game, limit=1)
-    newest = page[0].seq if page else 0
-    return newest, store.counts()["games"]
+def newest_game(store: Store) -> int:
+    """The newest game's commit number (0: none): one step down the index on ``seq``."""
+    page = store.game_page(limit=1)
+    return page[0].seq if page else 0
 
 
 def leaderboard(store: Store, *, tournament: str | None = None, game: str | None = None) -> Leaderboard:
@@ -195,14 +202,8 @@ def planned_matches(spec: dict[str, Any]) -> int | None:
 
 def progress(store: Store, t: Tournament) -> Progress:
     """Games and matches stored so far, and the tournament's status (running while a process plays it)."""
-    ids = store.played_ids(t.id)
-    matches = set()
-    for gid in ids:
-        try:
-            matches.add(GameId.parse(gid).match)
-        except ValueError:
-            matches.add(gid)
-    return Progress(store.status(t), len(ids), len(matches), planned_matches(t.spec))
+    games, matches = store.tournament_size(t.id)
+    return Progress(store.status(t), games, matches, planned_matches(t.spec))
 
 
 def standings(rows: Sequence[ResultRow]) -> list[Standing]:
@@ -244,7 +245,7 @@ ROUND_GAMES_SHOWN = 400
 def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> TournamentView:
     """The tournament page: status, leaderboard, standings, round tables, crosstable."""
     board = cache.get(store, t.id, None)
-    rows = store.results(tournament=t.id)
+    table = cache.memo(store, ("standings", t.id), lambda: standings(store.results(tournament=t.id)))
     games = store.game_page(tournament=t.id, limit=ROUND_GAMES_SHOWN)
     rounds: dict[int, dict[int, list[TableGame]]] = {}
     for g in sorted(games, key=lambda g: (g.round or 0, g.table_no or 0, g.seq)):
@@ -257,7 +258,7 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
             for b in board.cross.bots:
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
-    return TournamentView(t, progress(store, t), board, standings(rows), rounds, heat)
+    return TournamentView(t, progress(store, t), board, table, rounds, heat)
 
 
 # --- bots ----------------------------------------------------------------------------------------
@@ -311,7 +312,7 @@ def bot_view(store: Store, name: str) -> BotView:
     played = [t for t in store.tournaments() if name in t.spec.get("bot_versions", {})]
     history: dict[str, list[dict[str, float]]] = {}
     for t in reversed(played):  # oldest first
-        points = [p for p in store.rating_history(t.id) if p.bot == name]
+        points = store.bot_rating_history(t.id, name)
         if points:
             history[t.id] = [{"x": p.seq, "mu": round(p.mu, 3), "low": round(p.mu - 3 * p.sigma, 3),
                               "high": round(p.mu + 3 * p.sigma, 3)} for p in points]
