@@ -32,6 +32,8 @@ from arena.web import views
 from arena.web.render import STATIC, Links, environment, render
 from arena.web.replay import frames
 
+REPLAYS_KEPT = 32
+
 # Sent with every page: scripts only from this server (no inline script runs, whatever a page
 # held), nothing framed, nothing fetched elsewhere.
 SECURITY_HEADERS = {
@@ -50,6 +52,8 @@ class Pages:
         self.env = environment()
         self.links = Links()
         self.cache = views.RatingCache()
+        self.replays: dict[str, dict[str, Any]] = {}  # game id -> frames, oldest viewed first
+        self.lock = threading.Lock()
         with self.store():  # fail at start, not on the first request, if the database can not be read
             pass
         # Rate every scope once now, not on the first visit of each page: a long history takes seconds.
@@ -125,8 +129,21 @@ class Pages:
             record = _found(store.game_record, gid)
             faults = store.faults(gid)
             logs = store.logs(gid)
-        return self.page("game.html", gid=gid, data=frames(record), faults=faults, logs=logs,
+        return self.page("game.html", gid=gid, data=self.frames(gid, record), faults=faults, logs=logs,
                          names=record["seats"], tournament=None)
+
+    def frames(self, gid: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The replay's frames (a stored game never changes: kept for the last games viewed, as a
+        viewer goes back and forth between a few)."""
+        with self.lock:
+            hit = self.replays.pop(gid, None)
+        if hit is None:
+            hit = frames(record)
+        with self.lock:
+            self.replays[gid] = hit
+            while len(self.replays) > REPLAYS_KEPT:
+                self.replays.pop(next(iter(self.replays)))
+        return hit
 
 
 def _found(read: Any, *args: Any) -> Any:

@@ -22,6 +22,9 @@ from arena.storage import GameSummary, ResultRow, Store, Tournament
 T = TypeVar("T")
 
 PAGE_SIZE = 50
+# Rank ranges come from 1,000 resamples of every match: seconds for a few thousand games, minutes
+# for 100,000.  Past this many games a bot's rank range is its rank (and the page says so).
+RANK_RANGE_GAMES = 20_000
 MAX_PAGE = 500
 # The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
 # thousands of games still gets a page that loads.
@@ -73,6 +76,7 @@ class Leaderboard:
     games: int
     cross: Crosstable | None
     note: str = ""
+    rank_ranges: bool = True
 
 
 @dataclass(slots=True)
@@ -126,7 +130,8 @@ def leaderboard(store: Store, *, tournament: str | None = None, game: str | None
     table = rating.rate(outcomes, rating.make_env())
     lines = rating.leaderboard(table, outcomes, faults)
     order = [line.bot for line in lines]
-    conf = ranking_confidence(outcomes, order, match_of=match_of)
+    ranges = len(outcomes) <= RANK_RANGE_GAMES
+    conf = ranking_confidence(outcomes, order, match_of=match_of, rank_ranges=ranges)
     intervals = {b.bot: b for b in conf.bots}
     marks = {n.upper: n for n in conf.neighbours}
     out = []
@@ -141,7 +146,7 @@ def leaderboard(store: Store, *, tournament: str | None = None, game: str | None
             faults=line.faults, mark=mark.status if mark else None, p_better=mark.p_upper_better if mark else None,
         ))
     cross = crosstable(outcomes, order, match_of=match_of)
-    return Leaderboard(title, games_here[0], out, len(outcomes), cross)
+    return Leaderboard(title, games_here[0], out, len(outcomes), cross, rank_ranges=ranges)
 
 
 # --- tournaments ---------------------------------------------------------------------------------
@@ -236,10 +241,11 @@ class TournamentView:
     standings: list[Standing]
     rounds: dict[int, dict[int, list[TableGame]]]  # round -> table -> its games, in schedule order
     heat: list[list[float | None]]  # crosstable cells: mean place difference, row bot ahead if > 0
+    shown_games: int = 0  # games in the round tables (the newest)
 
 
 # The round tables list at most this many games (the newest), so a huge tournament's page stays small.
-ROUND_GAMES_SHOWN = 400
+ROUND_GAMES_SHOWN = 120
 
 
 def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> TournamentView:
@@ -258,7 +264,7 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
             for b in board.cross.bots:
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
-    return TournamentView(t, progress(store, t), board, table, rounds, heat)
+    return TournamentView(t, progress(store, t), board, table, rounds, heat, len(games))
 
 
 # --- bots ----------------------------------------------------------------------------------------
