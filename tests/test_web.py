@@ -227,3 +227,31 @@ def test_report_writes_pages_that_need_no_server(db: Path, tmp_path: Path) -> No
             assert "://" not in ref and not ref.startswith("/"), (page.name, ref)  # relative, offline
             assert (out / ref.split("?")[0]).exists(), (page.name, ref)  # every link lands
     assert arena("report", "nope", "--html", str(tmp_path / "x"), "--db", str(db), check=False).returncode == 1
+
+
+def test_the_stores_reads_for_the_pages(db: Path) -> None:
+    """What storage gained for the pages agrees with what it had: a keyset page is a slice of
+    the newest-first list, a bot's seats add up to its games, a tournament's size is its ids."""
+    from arena.core.ids import GameId
+
+    with open_store(db, readonly=True) as store:
+        every = store.games()
+        before = every[3].seq
+        assert [g.id for g in store.game_page(before=before, limit=4)] == [g.id for g in every[4:8]]
+        assert [g.id for g in store.game_page(game="powder-keg", limit=500)] == [
+            g.id for g in every if g.game == "powder-keg"]
+        assert [g.seq for g in every] == sorted((g.seq for g in every), reverse=True)
+        for bot in ("random", "keg-strong", EVIL):
+            seats = store.bot_seats(bot)
+            assert sum(n for _, _, n, _, _ in seats) == store.bot_games(bot)
+        for t in (REACTOR, KEG):
+            ids = store.played_ids(t)
+            assert store.tournament_size(t) == (len(ids), len({GameId.parse(i).match for i in ids}))
+            history = store.rating_history(t)
+            assert store.bot_rating_history(t, "random" if t == REACTOR else "keg-random") == [
+                p for p in history if p.bot == ("random" if t == REACTOR else "keg-random")]
+        total, faults = store.bot_faults(EVIL, 10)
+        assert total == 1 and faults[0][0] == "evil-game-1" and faults[0][1].kind == "illegal"
+        with store.snapshot():
+            with store.snapshot():  # a snapshot inside another is the outer one
+                assert store.games(limit=1)[0].id == every[0].id

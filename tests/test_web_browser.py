@@ -148,6 +148,10 @@ def test_the_powder_keg_viewer_shows_the_pile(db: Path, server: str, page: Page)
     expect(page.locator("#pile-count")).to_have_text(str(piles[last]))
     page.select_option("#view", "0")
     expect(page.locator("#pile-order")).to_have_count(0)  # a seat never sees the pile's order
+    # The match's points before this game, for each seat.
+    scores = data["match"]["scores"]
+    for seat, points in enumerate(scores):
+        expect(page.locator(f"#points-{seat}")).to_contain_text(f"{points} of 2 point(s)")
 
 
 def test_bot_strings_are_text_and_nothing_runs(server: str, page: Page) -> None:

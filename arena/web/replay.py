@@ -91,6 +91,9 @@ def frames(record: dict[str, Any]) -> dict[str, Any]:
         "names": list(record["seats"]),
         "variants": list(record["config"].get("variants", [])),
         "result": record["result"],
+        # The match this game belongs to: Powder Keg's points before this game (R20).
+        "match": record.get("match", {}),
+        "points": record["config"].get("points"),
         "frames": out,
         "events": events,
         "redacted": {str(i): v for i, v in hidden.items()},

@@ -184,6 +184,14 @@
         box.appendChild(tok);
       } else {
         box.appendChild(el("div", "muted", (t.eliminated.includes(s) ? "blown up" : t.forfeited.includes(s) ? "forfeited" : "in play")));
+        const scores = (data.match || {}).scores;
+        if (scores) {
+          const pts = el("div", "tokens", "");
+          pts.id = "points-" + s;
+          for (let i = 0; i < scores[s]; i++) pts.appendChild(el("span", "token", "★"));
+          pts.appendChild(el("span", "muted", " " + scores[s] + (data.points ? " of " + data.points : "") + " point(s) before this game"));
+          box.appendChild(pts);
+        }
       }
       const hand = el("div", "hand");
       hand.id = "hand-" + s;
