@@ -29,6 +29,9 @@ MAX_PAGE = 500
 # The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
 # thousands of games still gets a page that loads.
 BOT_FAULTS_SHOWN = 30
+# A rating chart draws at most this many points a line (evenly spaced, the last always kept): a
+# bot of a long tournament has tens of thousands, more than a chart has pixels.
+CHART_POINTS = 600
 
 
 def match_of(outcome: rating.GameOutcome) -> str:
@@ -88,18 +91,24 @@ class RatingCache:
 
     entries: dict[tuple[Any, ...], tuple[int, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    making: dict[tuple[Any, ...], threading.Lock] = field(default_factory=dict)
 
     def memo(self, store: Store, key: tuple[Any, ...], make: Callable[[], T]) -> T:
-        """``make()``, or what it gave for ``key`` while no game has been added since."""
+        """``make()``, or what it gave for ``key`` while no game has been added since.  One
+        request makes a value at a time: another that wants it meanwhile waits for it rather
+        than rating the same games again."""
         stamp = newest_game(store)
         with self.lock:
-            hit = self.entries.get(key)
-            if hit is not None and hit[0] == stamp:
+            making = self.making.setdefault(key, threading.Lock())
+        with making:
+            with self.lock:
+                hit = self.entries.get(key)
+            if hit is not None and hit[0] >= stamp:
                 return hit[1]
-        value = make()
-        with self.lock:
-            self.entries[key] = (stamp, value)
-        return value
+            value = make()
+            with self.lock:
+                self.entries[key] = (stamp, value)
+            return value
 
     def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
         """The leaderboard of a scope."""
@@ -311,6 +320,14 @@ class BotView:
     recent: list[GameSummary]
 
 
+def thinned(points: Sequence[T], most: int) -> list[T]:
+    """At most ``most`` of ``points``, evenly spaced, first and last kept."""
+    if len(points) <= most:
+        return list(points)
+    step = (len(points) - 1) / (most - 1)
+    return [points[round(i * step)] for i in range(most)]
+
+
 def bot_view(store: Store, name: str) -> BotView:
     """A bot's page: its versions, games, rating history per tournament, seats and faults."""
     current = store.bot(name)
@@ -318,7 +335,7 @@ def bot_view(store: Store, name: str) -> BotView:
     played = [t for t in store.tournaments() if name in t.spec.get("bot_versions", {})]
     history: dict[str, list[dict[str, float]]] = {}
     for t in reversed(played):  # oldest first
-        points = store.bot_rating_history(t.id, name)
+        points = thinned(store.bot_rating_history(t.id, name), CHART_POINTS)
         if points:
             history[t.id] = [{"x": p.seq, "mu": round(p.mu, 3), "low": round(p.mu - 3 * p.sigma, 3),
                               "high": round(p.mu + 3 * p.sigma, 3)} for p in points]
