@@ -26,7 +26,8 @@ def _web() -> None:
 
 def serve(
     db: ReadDb = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="Address to listen on; 127.0.0.1 (this machine only) unless told otherwise.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(
+        help="Address to listen on; 127.0.0.1 (this machine only) unless told otherwise.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
 ) -> None:
     """Serve the database's results as web pages: leaderboards, tournaments (live while
@@ -47,7 +48,8 @@ def report(
     tournament: Annotated[str, typer.Argument(help="The tournament's id (see `arena tournaments`).")],
     html: Annotated[Path, typer.Option("--html", help="Folder to write the pages into (made if missing).")],
     db: ReadDb = DEFAULT_DB,
-    replays: Annotated[int, typer.Option(min=0, help="Replay pages for the newest this many games (a long Reactor game takes about 400 KB).")] = 100,
+    replays: Annotated[int, typer.Option(
+        min=0, help="Replay pages for the newest this many games (a long Reactor game takes about 400 KB).")] = 100,
 ) -> None:
     """Write a tournament's pages (as `arena serve` shows them) as static files: open
     OUT/index.html from disk, or put the folder on any web server; no network needed.

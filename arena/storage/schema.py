@@ -180,8 +180,18 @@ def _v4_match_ids(db: Database) -> None:
     db.execute("CREATE INDEX games_schedule ON games (tournament, round, table_no, match_id, match_game, id)")
 
 
+def _v5_newest_first(db: Database) -> None:
+    """Version 5: indexes for pages of games newest first (``Store.game_page``, the web's games
+    list) of one tournament or of one game.  A games row carries its record, so a walk that
+    reads rows to find a tournament's newest games reads the whole table; these answer from the
+    index and stop after a page."""
+    db.execute("CREATE INDEX games_tournament_seq ON games (tournament, seq)")
+    db.execute("CREATE INDEX games_game_seq ON games (game, seq)")
+
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
-STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids]
+STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
+                                           _v5_newest_first]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

@@ -648,14 +648,22 @@ class SqliteStore(Store):
 
     def _summaries(self, *, tournament: str | None, bot: str | None, game: str | None, before: int | None,
                    limit: int) -> list[GameSummary]:
+        # Only the filters asked for go into the query, so that SQLite walks the index on seq
+        # from ``before`` down and stops at ``limit`` (an ``x IS NULL OR`` condition would
+        # hide the range from the planner).  A game is checked for the bot by the results' key
+        # (game_id, seat): the unary + keeps SQLite from reading the bot's every result through
+        # ``results_bot`` for each game instead.
+        # A bot plays one game, so its games are walked among that game's (``games_game_seq``).
+        where = [sql for sql, value in (
+            ("g.tournament = :t", tournament), ("g.game = :g", game), ("g.seq < :before", before),
+            ("g.game = (SELECT game FROM bots WHERE name = :b)", bot if game is None and tournament is None else None),
+            ("EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id AND +r.bot = :b)", bot),
+        ) if value is not None]
         rows = self._all(
             "SELECT g.id, g.seq, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no,"
             " g.variants, (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
-            " FROM games g"
-            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
-            " AND (:before IS NULL OR g.seq < :before)"
-            " AND (:b IS NULL OR g.id IN (SELECT game_id FROM results WHERE bot = :b))"
-            " ORDER BY g.seq DESC LIMIT :limit",
+            " FROM games g" + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY g.seq DESC LIMIT :limit",
             {"t": tournament, "b": bot, "g": game, "before": before, "limit": limit},
         )
         seats: dict[str, list[tuple[str, int, bool, list[bool]]]] = {r["id"]: [] for r in rows}

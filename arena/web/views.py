@@ -273,7 +273,8 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
             for b in board.cross.bots:
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
-    return TournamentView(t, progress(store, t), board, table, rounds, heat, len(games))
+    return TournamentView(t, cache.memo(store, ("progress", t.id), lambda: progress(store, t)), board, table,
+                          rounds, heat, len(games))
 
 
 # --- bots ----------------------------------------------------------------------------------------
