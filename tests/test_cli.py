@@ -303,7 +303,8 @@ def test_every_bad_file_argument_is_status_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["ratings"], ["games"], ["replay", "r1-t1-s0-g0"], ["tournaments"],
-                                     ["bots", "list"], ["bots", "show", "x"]])
+                                     ["bots", "list"], ["bots", "show", "x"], ["standings", "t"], ["h2h", "a", "b"],
+                                     ["crosstable"]])
 def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: list[str]) -> None:
     typo = tmp_path / "typo.db"
     one_line_error(arena(*command, "--db", str(typo)), 2, f"no database at {typo}")
@@ -312,7 +313,8 @@ def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: l
 
 @pytest.mark.parametrize("command", [["run", "FILE"], ["bots", "add", RANDOM, "--name", "x", "--game", "reactor"],
                                      ["ratings"], ["games"], ["replay", "r1-t1-s0-g0"], ["tournaments"],
-                                     ["bots", "list"], ["bots", "show", "x"]])
+                                     ["bots", "list"], ["bots", "show", "x"], ["standings", "t"],
+                                     ["h2h", "a", "b"], ["crosstable"]])
 def test_every_db_option_refuses_an_unknown_scheme_in_one_line(tmp_path: Path, command: list[str]) -> None:
     """--db is a location that the store's backends read: a scheme none of them has is a bad
     argument, refused before any work (no bot checked, nothing created)."""
@@ -351,7 +353,8 @@ def test_the_commands_ask_nothing_of_a_store_beyond_its_interface(tmp_path: Path
                                              "--db", via, "--sandbox", "none")
     assert "2 games played now" in ok("run", str(random_tournament(tmp_path, "i")), "--db", via, "--quiet")
     for command in (["ratings"], ["games"], ["tournaments"], ["bots", "list"], ["bots", "show", "p0"],
-                    ["replay", "i/r1-t1-s0-g0"]):
+                    ["replay", "i/r1-t1-s0-g0"], ["standings", "i"], ["h2h", "p0", "p1"], ["crosstable"],
+                    ["ratings", "--history"]):
         assert ok(*command, "--db", via) == ok(*command, "--db", str(db)), command
 
 

@@ -90,7 +90,7 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 5
+        assert s.schema_version == len(storage.schema.STEPS) == 6
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "faults_game", "games_tournament_seq", "games_game_seq"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it

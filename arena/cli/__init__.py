@@ -9,8 +9,10 @@ the library and prints what it hands back.  It may import every layer below it.
 - ``options``: the options several commands share, and the checks of what a user typed;
 - ``output``: listings as table, csv, json or markdown, JSON and text on stdout, notes on stderr;
 - the commands, by kind: ``play`` (selfplay, play, check), ``bots`` (bots add, list, show),
-  ``run``, ``listings`` (ratings, games, tournaments), ``replay``, ``schema`` and ``bench``;
-- what some of them print: ``leaderboard`` (the ratings table), ``progress`` (the live line of a
+  ``run``, ``listings`` (ratings, games, tournaments), ``results`` (standings, h2h, crosstable),
+  ``replay``, ``schema`` and ``bench``;
+- what some of them print: ``leaderboard`` (the ratings table), ``history`` (ratings game by game,
+  and their plot), ``progress`` (the live line of a
   run), ``replay_view`` (a game told turn by turn) and ``jsonio`` (self-play records).
 
 A new command is a function in the module of its kind (or a new module) and one line in

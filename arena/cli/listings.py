@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from arena.cli.leaderboard import COLUMNS as RATING_COLUMNS, NUMBER_COLUMNS, format_table
+from arena.cli.history import format_history
+from arena.cli.leaderboard import COLUMNS as RATING_COLUMNS, NUMBER_COLUMNS, format_board
 from arena.cli.options import (
     DEFAULT_DB,
     GAMES,
@@ -27,91 +28,127 @@ from arena.cli.output import echo_listing, echo_text, note
 from arena.errors import UsageError
 
 if TYPE_CHECKING:
-    from arena.storage import GameSummary, ResultRow, Store, Tournament
+    from arena.results import Pool
+    from arena.storage import GameSummary, Store, Tournament
 
 GAME_COLUMNS = ("id", "game", "places", "notes")
 TOURNAMENT_COLUMNS = ("id", "game", "status", "created")
 
 
 def ratings(
+    bots: Annotated[Optional[list[str]], typer.Argument(
+        help="With --history: only these bots (default: every rated bot).", show_default=False)] = None,
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
     tournament: TournamentFilter = None,
+    history: Annotated[bool, typer.Option("--history", help="The ratings game by game: a table and a plot of "
+                                          "each bot's score.")] = False,
+    exclude_faults: Annotated[bool, typer.Option("--exclude-faults", help="Leave out every game in which a bot "
+                                                 "faulted or forfeited (infrastructure accidents).")] = False,
     fmt: Format = None,
     json_out: Json = False,
     db: ReadDb = DEFAULT_DB,
 ) -> None:
     """TrueSkill ratings recomputed from the stored games: rank, bot, score (mu - 3 sigma), mu, sigma,
-    games, wins, mean place and faults.
+    the 95% range of its rank, games, wins, mean place and its 95% interval, the confidence that
+    it is better than the next bot and whether the two are separated, and faults (docs/confidence.md).
 
     Example: arena ratings --tournament quickstart-reactor --format markdown
     """
-    from arena import ratings as rating
+    from arena import results
 
     fmt = output_format(fmt, json_out)
+    if bots and not history:
+        raise UsageError(f"{bots[0]!r}: naming bots needs --history (arena ratings --history BOT)")
     game = game_filter(game)
     with open_db(db) as store:
-        rows, faults = _results(store, tournament, game)
-    _one_game(rows, db)
-    outcomes = rating.outcomes_from_results(rows)
-    if not outcomes:
-        echo_listing(RATING_COLUMNS, [], fmt, [], _no_ratings_hint(rows), right=NUMBER_COLUMNS)
+        check_filters(store, tournament=tournament, game=game)
+        for bot in bots or ():
+            store.bot(bot)
+        pool = results.load_pool(store, tournament=tournament, game=game, exclude_faults=exclude_faults)
+    pool_notes(pool, db)
+    if not pool.outcomes:
+        echo_listing(RATING_COLUMNS, [], fmt, [], _no_ratings_hint(pool.stored), right=NUMBER_COLUMNS)
+    elif history:
+        echo_text(format_history(results.history(pool, bots or None), fmt))
     else:
-        echo_text(format_table(rating.leaderboard(rating.rate(outcomes, rating.make_env()), outcomes, faults), fmt))
+        echo_text(format_board(results.board(pool), fmt))
 
 
-def _results(store: Store, tournament: str | None,
-             game: str | None) -> tuple[list[ResultRow], dict[str, dict[str, int]]]:
-    """The stored results to rate and the faults of the same games (read together, while a run
-    may write), with a note on stderr (stdout keeps the table alone) naming the tournaments among
-    them that are not finished."""
-    check_filters(store, tournament=tournament, game=game)
-    with store.snapshot():
-        rows = store.results(tournament=tournament, game=game)
-        faults = store.fault_counts(tournament=tournament, game=game)
-    counted = {row.tournament for row in rows}
-    unfinished = [t.id for t in store.tournaments() if t.id in counted and t.status != "finished"]
-    if unfinished:
-        which = f"tournament {unfinished[0]} is" if len(unfinished) == 1 else f"tournaments {', '.join(unfinished)} are"
+def pool_notes(pool: Pool, db: str) -> None:
+    """Refuse a pool of two games (bots of two games never meet: one ranking of them all would
+    mislead), and say on stderr (stdout keeps the table alone) which tournaments among the games
+    are not finished and how many games ``--exclude-faults`` left out."""
+    if len(pool.games) > 1:
+        raise UsageError(f"{db} holds games of {' and '.join(pool.games)}: rate one game at a time, "
+                         f"e.g. --game {pool.games[0]}")
+    if pool.unfinished:
+        which = (f"tournament {pool.unfinished[0]} is" if len(pool.unfinished) == 1
+                 else f"tournaments {', '.join(pool.unfinished)} are")
         note(f"note: {which} not finished (interrupted, or playing now): these ratings include only the games "
              "played so far")
-    return rows, faults
+    if pool.excluded:
+        note(f"note: {pool.excluded} game{'s' if pool.excluded > 1 else ''} with a fault or forfeit left out "
+             "(--exclude-faults)")
 
 
-def _one_game(rows: list[ResultRow], db: str) -> None:
-    """Bots of two games never meet: one ranking of them all would mislead."""
-    games_here = sorted({row.game for row in rows})
-    if len(games_here) > 1:
-        raise UsageError(f"{db} holds games of {' and '.join(games_here)}: rate one game at a time, "
-                         f"e.g. --game {games_here[0]}")
-
-
-def _no_ratings_hint(rows: list[ResultRow]) -> str:
-    if not rows:
+def _no_ratings_hint(stored: int) -> str:
+    if not stored:
         return "no rated games yet; run a tournament with `arena run FILE`"
-    return (f"no rated games: none of the {len({r.game_id for r in rows})} stored games can be rated (a game "
-            "counts when some bot played in it, and no bot sat at its table twice); `arena games` shows "
-            "their faults")
+    return (f"no rated games: none of the {stored} stored games can be rated (a game "
+            "counts when some bot played in it, and no bot sat at its table twice"
+            "; --exclude-faults leaves out games with a fault or forfeit); `arena games` shows their faults")
 
 
 def games(
     tournament: TournamentFilter = None,
-    bot: Annotated[Optional[str], typer.Option("--bot", "-b", help="Only games this bot played.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
+    bot: Annotated[Optional[list[str]], typer.Option(
+        "--bot", "-b", help="Only games this bot played (repeatable: all of them at the table).")] = None,
+    game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
+    round: Annotated[Optional[int], typer.Option("--round", "-r", min=1, help="Only games of this round.")] = None,
+    faults: Annotated[bool, typer.Option("--faults", help="Only games with a fault.")] = False,
+    per_seat: Annotated[bool, typer.Option("--per-seat", help="One row per seat of each game (bot, place, "
+                                           "forfeit, faults), e.g. for a spreadsheet with --format csv.")] = False,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many games (newest first).")] = 50,
     db: ReadDb = DEFAULT_DB,
     fmt: Format = None,
     json_out: Json = False,
 ) -> None:
     """List stored games, newest first, with each bot's place; `arena replay ID` shows one.
+    The filters combine: every one must hold.
 
-    Example: arena games --bot reactor-strong --limit 10
+    Example: arena games --bot reactor-strong --bot random --faults --limit 10
     """
     fmt = output_format(fmt, json_out)
+    game = game_filter(game)
     with open_db(db) as store:
-        check_filters(store, tournament=tournament, bot=bot)
-        rows = store.games(tournament=tournament, bot=bot, limit=limit)
+        check_filters(store, tournament=tournament, game=game)
+        for name in bot or ():
+            check_filters(store, bot=name)
+        rows = store.games(tournament=tournament, bots=bot or (), game=game, round=round, faults=faults,
+                           limit=limit)
+    filtered = any((tournament, bot, game, round, faults))
+    hint = "no games match" if filtered else "no games stored yet"
+    if per_seat:
+        seats = [seat for r in rows for seat in _seat_rows(r)]
+        echo_listing(SEAT_COLUMNS, [[_cell(v) for v in s.values()] for s in seats], fmt, seats, hint,
+                     right=frozenset({"round", "table", "seat", "place", "faults"}))
+        return
     listed = [_game_row(r) for r in rows]
-    echo_listing(GAME_COLUMNS, [cells for cells, _ in listed], fmt, [record for _, record in listed],
-                 "no games stored yet" if tournament is None and bot is None else "no games match")
+    echo_listing(GAME_COLUMNS, [cells for cells, _ in listed], fmt, [record for _, record in listed], hint)
+
+
+SEAT_COLUMNS = ("game_id", "tournament", "game", "round", "table", "seat", "bot", "place", "forfeited", "faults")
+
+
+def _seat_rows(r: GameSummary) -> list[dict[str, Any]]:
+    """A game's seats, one record each (``faults``: this seat's faults in this game)."""
+    return [{"game_id": r.id, "tournament": r.tournament, "game": r.game, "round": r.round, "table": r.table_no,
+             "seat": seat, "bot": bot, "place": r.places[seat], "forfeited": r.forfeited[seat],
+             "faults": len(r.collateral[seat])} for seat, bot in enumerate(r.bots)]
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _game_row(r: GameSummary) -> tuple[list[str], dict[str, Any]]:

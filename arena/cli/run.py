@@ -1,4 +1,4 @@
-"""``arena run``: a tournament with a live progress line, ending with its ratings.
+"""``arena run``: a tournament with a live progress line, ending with its standings and ratings.
 
 A run stopped by Ctrl-C or SIGTERM keeps every finished game, stops the bots and removes their
 folders (:func:`arena.core.signals.stopped_by_signals` and the executors see to that); what is
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from arena.cli.leaderboard import format_table
+from arena.cli.leaderboard import format_board
 from arena.cli.options import (
     DEFAULT_DB,
     FORMAT_HELP,
@@ -30,11 +30,13 @@ from arena.cli.options import (
 )
 from arena.cli.output import echo_text, note
 from arena.cli.progress import ProgressBar
+from arena.cli.results import format_standings
 from arena.core.signals import Terminated, stopped_by_signals
 from arena.core.terminal import report_to_stderr
 from arena.errors import ArenaError, StorageError
 
 if TYPE_CHECKING:
+    from arena.results import Board, Standings
     from arena.tournament import TournamentOutcome
 
 
@@ -52,6 +54,7 @@ def run(
 
     Example: arena run tournaments/quickstart-reactor.toml --workers 2
     """
+    from arena import results
     from arena.execution import check_executor
     from arena.tournament import Tournament
 
@@ -63,16 +66,20 @@ def run(
     with ProgressBar(enabled=not quiet) as bar, _stop_reported(bar, db, ctx.obj), stopped_by_signals(), \
             open_db(db, create=True) as store, store.removed_if_unused(new):
         outcome = Tournament(spec, store).run(workers=workers, on_progress=bar.update, cluster=cluster)
-    _show(outcome, db, fmt)
+        board = results.board(results.load_pool(store, tournament=outcome.tournament))
+        standing = results.standings(store, outcome.tournament) if fmt == "table" else None
+    _show(outcome, db, fmt, board, standing)
 
 
-def _show(outcome: TournamentOutcome, db: str, fmt: str) -> None:
-    """What the run played, and the ratings.  The table is for people, so the summary goes with
-    it; csv, json and markdown are data, and stdout then holds the ratings alone (the summary
-    and errors go to stderr)."""
+def _show(outcome: TournamentOutcome, db: str, fmt: str, board: Board, standing: Standings | None) -> None:
+    """What the run played, its standings and the ratings.  The table is for people, so the
+    summary and the standings go with it; csv, json and markdown are data, and stdout then holds
+    the ratings alone (the summary and errors go to stderr)."""
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}", err=fmt != "table")
-    echo_text(format_table(outcome.leaderboard, fmt))
+    if standing is not None:
+        echo_text(format_standings(standing, fmt) + "\nratings:")
+    echo_text(format_board(board, fmt))
     if outcome.errors:  # each was reported as it happened: the run ends with what to do about them
         raise ArenaError(f"the run ended with {len(outcome.errors)} error{'s' if len(outcome.errors) > 1 else ''} "
                          "(above); the games played are stored: run the same command again to play what failed")

@@ -115,7 +115,9 @@ class GameSummary:
 class ResultRow:
     """One seat of one game, in rating order (:meth:`Store.iter_results`): the input of the
     ratings.  ``seq`` is the game's commit number, kept for information; it plays no part in
-    the order."""
+    the order.  ``round``, ``table_no`` and ``match_id`` place the game in its schedule (a
+    table's games share a deal, so the results layer counts them as one unit of evidence);
+    ``faults`` is how many faults this seat had in this game."""
 
     game_id: str
     seq: int
@@ -127,6 +129,10 @@ class ResultRow:
     place: int
     points: int
     forfeited: bool
+    round: int | None = None
+    table_no: int | None = None
+    match_id: str | None = None
+    faults: int = 0
 
 
 @dataclass(frozen=True, slots=True)

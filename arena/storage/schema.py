@@ -180,8 +180,64 @@ def _v4_match_ids(db: Database) -> None:
     db.execute("CREATE INDEX games_schedule ON games (tournament, round, table_no, match_id, match_game, id)")
 
 
-def _v5_newest_first(db: Database) -> None:
-    """Version 5: indexes for pages of games newest first (``Store.game_page``, the web's games
+# Views for people browsing the database with sqlite-utils, datasette or the sqlite3 shell
+# (README, "Browsing the database"): bot names and places in plain columns, no code needed.
+# They are plain counts over the stored games; the tournament's own scoring, tiebreaks and
+# confidence are `arena standings`, `arena h2h` and `arena ratings`.
+_VIEWS_5 = """
+CREATE VIEW seat_results AS
+SELECT r.game_id, g.tournament, g.game, g.round, g.table_no, g.match_id, g.match_game, g.players,
+       r.seat, r.bot, v.version AS bot_version, r.place, r.points AS win, r.forfeited,
+       (SELECT count(*) FROM faults f WHERE f.game_id = r.game_id AND f.seat = r.seat) AS faults,
+       g.capped, g.finished
+FROM results r JOIN games g ON g.id = r.game_id JOIN bot_versions v ON v.id = r.bot_version_id;
+
+CREATE VIEW fault_list AS
+SELECT f.id, f.game_id, g.tournament, g.game, g.round, g.table_no, f.seat, f.bot, f.kind, f.message,
+       f.decision, f.collateral, g.finished
+FROM faults f JOIN games g ON g.id = f.game_id;
+
+CREATE VIEW bot_standings AS
+SELECT g.tournament, g.game, r.bot, count(*) AS games, sum(r.points) AS wins,
+       round(avg(r.place), 3) AS mean_place, sum(r.forfeited) AS forfeits,
+       (SELECT count(*) FROM faults f JOIN games fg ON fg.id = f.game_id
+         WHERE f.bot = r.bot AND fg.tournament IS g.tournament AND fg.game = g.game) AS faults
+FROM results r JOIN games g ON g.id = r.game_id
+GROUP BY g.tournament, g.game, r.bot;
+
+CREATE VIEW head_to_head AS
+SELECT g.tournament, g.game, a.bot AS bot_a, b.bot AS bot_b, count(*) AS games,
+       sum(a.place < b.place) AS a_ahead, sum(b.place < a.place) AS b_ahead, sum(a.place = b.place) AS level,
+       round(avg(b.place - a.place), 3) AS mean_place_difference
+FROM results a JOIN results b ON b.game_id = a.game_id AND a.bot < b.bot
+JOIN games g ON g.id = a.game_id
+GROUP BY g.tournament, g.game, a.bot, b.bot;
+
+CREATE VIEW game_results AS
+SELECT g.id, g.tournament, g.game, g.round, g.table_no, g.match_game, g.players, g.seed, g.variants,
+       g.capped, g.winner, g.duration_ms, g.finished,
+       (SELECT json_group_array(json_object('seat', r.seat, 'bot', r.bot, 'place', r.place,
+                                            'forfeited', json(CASE r.forfeited WHEN 1 THEN 'true' ELSE 'false' END)))
+          FROM (SELECT * FROM results WHERE game_id = g.id ORDER BY seat) r) AS seats,
+       (SELECT json_group_array(json_object('seat', f.seat, 'bot', f.bot, 'kind', f.kind, 'message', f.message))
+          FROM (SELECT * FROM faults WHERE game_id = g.id ORDER BY id) f) AS faults
+FROM games g;
+"""
+
+
+def _v5_views(db: Database) -> None:
+    """Version 5: views that show results without code: ``seat_results`` (one row per seat per
+    game, with bot names, versions and places), ``fault_list`` (faults with their bot and game),
+    ``bot_standings`` (per tournament and bot: games, wins, mean place, forfeits, faults),
+    ``head_to_head`` (per tournament and pair of bots, each pair once with ``bot_a < bot_b``:
+    shared games, who finished ahead, mean place difference) and ``game_results`` (a game's
+    seats and faults as JSON arrays).  A game's full record stays one compressed blob (about a
+    tenth of its JSON): README, "Browsing the database", shows how to read it as JSON."""
+    db.executescript(_VIEWS_5)
+
+
+def _v6_newest_first(db: Database) -> None:
+    """Version 6: indexes for pages of games newest first (``Store.game_page``, the web's games
     list) of one tournament or of one game.  A games row carries its record, so a walk that
     reads rows to find a tournament's newest games reads the whole table; these answer from the
     index and stop after a page."""
@@ -191,7 +247,7 @@ def _v5_newest_first(db: Database) -> None:
 
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
-                                           _v5_newest_first]
+                                           _v5_views, _v6_newest_first]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results
@@ -201,7 +257,9 @@ STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_
 # ``games_schedule`` and the results' primary key needs no sort (no temp B-tree): the rows stream.
 RATING_ORDER_SQL = (
     "SELECT r.game_id, g.seq, g.tournament, g.game, r.seat, r.bot, r.bot_version_id, r.place,"
-    " r.points, r.forfeited FROM games g JOIN results r ON r.game_id = g.id"
+    " r.points, r.forfeited, g.round, g.table_no, g.match_id,"
+    " (SELECT count(*) FROM faults f WHERE f.game_id = r.game_id AND f.seat = r.seat)"
+    " FROM games g JOIN results r ON r.game_id = g.id"
     " WHERE g.tournament IS :t AND (:g IS NULL OR g.game = :g)"
     " ORDER BY g.round, g.table_no, g.match_id, g.match_game, g.id, g.rowid, r.seat"
 )

@@ -31,7 +31,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
@@ -634,38 +634,55 @@ class SqliteStore(Store):
         return {r[0] for r in rows}
 
     def games(
-        self, tournament: str | None = None, bot: str | None = None, limit: int | None = None
+        self, tournament: str | None = None, bot: str | None = None, limit: int | None = None, *,
+        bots: Sequence[str] = (), game: str | None = None, round: int | None = None, faults: bool = False,
     ) -> list[GameSummary]:
-        """Game summaries, newest first; ``limit`` keeps the most recent ones."""
-        return self._summaries(tournament=tournament, bot=bot, game=None, before=None,
-                               limit=-1 if limit is None else limit)
+        """Game summaries, newest first; ``limit`` keeps the most recent ones; the filters combine."""
+        at_table = sorted({*bots, *([bot] if bot is not None else [])})
+        rows = self._all(
+            f"SELECT {self._SUMMARY_COLUMNS} FROM games g"
+            " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
+            " AND (:r IS NULL OR g.round = :r)"
+            " AND (:f = 0 OR EXISTS (SELECT 1 FROM faults f WHERE f.game_id = g.id))"
+            # every bot asked for sits at the table: as many of them among its seats as were asked
+            " AND (SELECT count(DISTINCT r.bot) FROM results r WHERE r.game_id = g.id"
+            "      AND r.bot IN (SELECT value FROM json_each(:b))) = json_array_length(:b)"
+            " ORDER BY g.seq DESC LIMIT :limit",
+            {"t": tournament, "g": game, "r": round, "f": int(faults), "b": orjson.dumps(at_table).decode(),
+             "limit": -1 if limit is None else limit},
+        )
+        return self._summaries(rows)
+
+    _SUMMARY_COLUMNS = (
+        "g.id, g.seq, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no, g.variants,"
+        " (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
+    )
 
     def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
                   before: int | None = None, limit: int = 50) -> list[GameSummary]:
-        """A page of summaries with ``seq < before``, newest first: a walk down the unique index
-        on ``seq`` that stops after ``limit`` matches, however deep the page."""
-        return self._summaries(tournament=tournament, bot=bot, game=game, before=before, limit=limit)
+        """A page of summaries with ``seq < before``, newest first: a walk down an index on
+        ``seq`` (of one tournament or one game: schema step 6) that stops after ``limit``
+        matches, however deep the page.
 
-    def _summaries(self, *, tournament: str | None, bot: str | None, game: str | None, before: int | None,
-                   limit: int) -> list[GameSummary]:
-        # Only the filters asked for go into the query, so that SQLite walks the index on seq
-        # from ``before`` down and stops at ``limit`` (an ``x IS NULL OR`` condition would
-        # hide the range from the planner).  A game is checked for the bot by the results' key
-        # (game_id, seat): the unary + keeps SQLite from reading the bot's every result through
-        # ``results_bot`` for each game instead.
-        # A bot plays one game, so its games are walked among that game's (``games_game_seq``).
+        Only the filters asked for go into the query, so that SQLite sees the range (an ``x IS
+        NULL OR`` condition would hide it from the planner).  A bot plays one game, so its games
+        are walked among that game's, each checked by the results' key (game_id, seat): the
+        unary + keeps SQLite from reading the bot's every result through ``results_bot`` for
+        each game instead."""
         where = [sql for sql, value in (
             ("g.tournament = :t", tournament), ("g.game = :g", game), ("g.seq < :before", before),
             ("g.game = (SELECT game FROM bots WHERE name = :b)", bot if game is None and tournament is None else None),
             ("EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id AND +r.bot = :b)", bot),
         ) if value is not None]
         rows = self._all(
-            "SELECT g.id, g.seq, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no,"
-            " g.variants, (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
-            " FROM games g" + (" WHERE " + " AND ".join(where) if where else "")
+            f"SELECT {self._SUMMARY_COLUMNS} FROM games g" + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY g.seq DESC LIMIT :limit",
             {"t": tournament, "b": bot, "g": game, "before": before, "limit": limit},
         )
+        return self._summaries(rows)
+
+    def _summaries(self, rows: list[dict[str, Any]]) -> list[GameSummary]:
+        """Summaries of the games rows (of :data:`_SUMMARY_COLUMNS`), with their seats."""
         seats: dict[str, list[tuple[str, int, bool, list[bool]]]] = {r["id"]: [] for r in rows}
         if rows:
             for r in self._all(
@@ -751,7 +768,7 @@ class SqliteStore(Store):
             cursor = self.db.execute(schema.RATING_ORDER_SQL, {"t": pool, "g": game})
             while rows := cursor.fetchmany(512):
                 for row in rows:
-                    yield ResultRow(*row[:-1], bool(row[-1]))
+                    yield ResultRow(*row[:9], bool(row[9]), *row[10:])
 
     def fault_counts(self, tournament: str | None = None, game: str | None = None) -> dict[str, dict[str, int]]:
         """Faults per bot and kind, e.g. ``{"slowbot": {"timeout": 3}}``."""

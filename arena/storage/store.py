@@ -19,7 +19,7 @@ how it keeps each promise; every backend keeps them all:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, Self
@@ -195,9 +195,12 @@ class Store(ABC):
         """Ids of the tournament's stored games."""
 
     @abstractmethod
-    def games(self, tournament: str | None = None, bot: str | None = None,
-              limit: int | None = None) -> list[GameSummary]:
-        """Game summaries, newest first; ``limit`` keeps the most recent ones."""
+    def games(self, tournament: str | None = None, bot: str | None = None, limit: int | None = None, *,
+              bots: Sequence[str] = (), game: str | None = None, round: int | None = None,
+              faults: bool = False) -> list[GameSummary]:
+        """Game summaries, newest first; ``limit`` keeps the most recent ones.  The filters
+        combine: ``bot`` and every one of ``bots`` sat at the table, of ``game``, in ``round``,
+        and (``faults``) with at least one fault."""
 
     @abstractmethod
     def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
