@@ -20,8 +20,6 @@ import jinja2
 import orjson
 from markupsafe import Markup
 
-from arena.web.views import RANK_RANGE_GAMES
-
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 
@@ -151,7 +149,6 @@ def environment() -> jinja2.Environment:
     env.filters["zip_seats"] = _by_place
     env.filters["clamp"] = _clamp
     env.globals["card_names"] = CARD_NAMES
-    env.globals["rank_range_games"] = RANK_RANGE_GAMES
     return env
 
 

@@ -14,17 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from arena import ratings as rating
-from arena.core.ids import GameId
-from arena.ratings.confidence import Crosstable, crosstable, ranking_confidence
-from arena.storage import GameSummary, ResultRow, Store, Tournament
+from arena import results
+from arena.ratings.confidence import Crosstable
+from arena.results import Board, BoardRow, Standings
+from arena.storage import GameSummary, Store, Tournament
 
 T = TypeVar("T")
 
 PAGE_SIZE = 50
-# Rank ranges come from 1,000 resamples of every match: seconds for a few thousand games, minutes
-# for 100,000.  Past this many games a bot's rank range is its rank (and the page says so).
-RANK_RANGE_GAMES = 20_000
 MAX_PAGE = 500
 # The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
 # thousands of games still gets a page that loads.
@@ -34,52 +31,24 @@ BOT_FAULTS_SHOWN = 30
 CHART_POINTS = 600
 
 
-def match_of(outcome: rating.GameOutcome) -> str:
-    """The match a game belongs to (its games are dependent evidence), from its id."""
-    if outcome.game_id is None:
-        return ""
-    try:
-        return GameId.parse(outcome.game_id).match
-    except ValueError:
-        return outcome.game_id
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderRow:
-    """One line of a leaderboard: the rating with its interval and how sure its place is."""
-
-    rank: int
-    bot: str
-    score: float  # mu - 3 sigma: the low end of the rating's interval, the sort key
-    mu: float
-    sigma: float
-    games: int
-    wins: int
-    mean_place: float
-    place_low: float
-    place_high: float
-    rank_low: int
-    rank_high: int
-    faults: dict[str, int]
-    mark: str | None = None  # the pair with the next line: "separated", "tied", "open"
-    p_better: float | None = None  # confidence that this bot is better than the next
-
-    @property
-    def high(self) -> float:
-        return self.mu + 3 * self.sigma
-
-
 @dataclass(frozen=True, slots=True)
 class Leaderboard:
-    """A leaderboard of one scope (a tournament, or every game of one game) with its crosstable."""
+    """A leaderboard of one scope (a tournament, or every game of one game) with its crosstable:
+    the results layer's board (:func:`arena.results.board`) and crosstable, titled for a page."""
 
     title: str
     game: str | None
-    rows: list[LeaderRow]
-    games: int
+    board: Board | None
     cross: Crosstable | None
     note: str = ""
-    rank_ranges: bool = True
+
+    @property
+    def rows(self) -> tuple[BoardRow, ...]:
+        return self.board.rows if self.board is not None else ()
+
+    @property
+    def games(self) -> int:
+        return self.board.games if self.board is not None else 0
 
 
 @dataclass(slots=True)
@@ -123,55 +92,22 @@ def newest_game(store: Store) -> int:
 
 
 def leaderboard(store: Store, *, tournament: str | None = None, game: str | None = None) -> Leaderboard:
-    """Ratings, results and confidence of one scope, read in one snapshot."""
-    with store.snapshot():
-        rows = store.results(tournament=tournament, game=game)
-        faults = store.fault_counts(tournament=tournament, game=game)
+    """The board and crosstable of one scope (read in one snapshot by :func:`arena.results.load_pool`)."""
+    pool = results.load_pool(store, tournament=tournament, game=game)
     title = f"tournament {tournament}" if tournament else f"all {game} games" if game else "all games"
-    games_here = sorted({r.game for r in rows})
-    if len(games_here) > 1:
-        return Leaderboard(title, None, [], 0, None,
-                           f"this scope holds games of {' and '.join(games_here)}: bots of two games never meet")
-    outcomes = rating.outcomes_from_results(rows)
-    if not outcomes:
-        return Leaderboard(title, games_here[0] if games_here else game, [], 0, None,
-                           "no rated games yet" if not rows else "none of the stored games can be rated")
-    table = rating.rate(outcomes, rating.make_env())
-    lines = rating.leaderboard(table, outcomes, faults)
-    order = [line.bot for line in lines]
-    ranges = len(outcomes) <= RANK_RANGE_GAMES
-    conf = ranking_confidence(outcomes, order, match_of=match_of, rank_ranges=ranges)
-    intervals = {b.bot: b for b in conf.bots}
-    marks = {n.upper: n for n in conf.neighbours}
-    out = []
-    for line in lines:
-        iv = intervals.get(line.bot)
-        mark = marks.get(line.bot)
-        out.append(LeaderRow(
-            rank=line.rank, bot=line.bot, score=line.score, mu=line.mu, sigma=line.sigma, games=line.games,
-            wins=line.wins, mean_place=line.mean_place,
-            place_low=iv.low if iv else line.mean_place, place_high=iv.high if iv else line.mean_place,
-            rank_low=iv.rank_low if iv else line.rank, rank_high=iv.rank_high if iv else line.rank,
-            faults=line.faults, mark=mark.status if mark else None, p_better=mark.p_upper_better if mark else None,
-        ))
-    cross = crosstable(outcomes, order, match_of=match_of)
-    return Leaderboard(title, games_here[0], out, len(outcomes), cross, rank_ranges=ranges)
+    if len(pool.games) > 1:
+        return Leaderboard(title, None, None, None,
+                           f"this scope holds games of {' and '.join(pool.games)}: bots of two games never meet")
+    if not pool.outcomes:
+        return Leaderboard(title, pool.games[0] if pool.games else game, None, None,
+                           "no rated games yet" if not pool.stored else "none of the stored games can be rated")
+    board = results.board(pool)
+    note = (f"not finished: {', '.join(pool.unfinished)} (these ratings include only the games played so far)"
+            if pool.unfinished else "")
+    return Leaderboard(title, pool.games[0], board, results.cross(pool, [r.bot for r in board.rows]), note)
 
 
 # --- tournaments ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """A bot's line in a tournament's standings: game points first, then the tiebreaks."""
-
-    place: int
-    bot: str
-    points: int  # games won (a game's point, R20 / R21)
-    games: int
-    wins_alone: int
-    mean_place: float
-    forfeits: int
-
 
 @dataclass(frozen=True, slots=True)
 class TableGame:
@@ -220,26 +156,6 @@ def progress(store: Store, t: Tournament) -> Progress:
     return Progress(store.status(t), games, matches, planned_matches(t.spec))
 
 
-def standings(rows: Sequence[ResultRow]) -> list[Standing]:
-    """Points (games won), then the tiebreaks in order: wins alone, mean place, fewer forfeits, name."""
-    acc: dict[str, list[int]] = {}
-    by_game: dict[str, list[ResultRow]] = {}
-    for r in rows:
-        by_game.setdefault(r.game_id, []).append(r)
-    for seats in by_game.values():
-        places = [s.place for s in seats]
-        for s in seats:
-            a = acc.setdefault(s.bot, [0, 0, 0, 0, 0])
-            a[0] += s.points
-            a[1] += 1
-            a[2] += s.place == 1 and places.count(1) == 1
-            a[3] += s.place
-            a[4] += s.forfeited
-    order = sorted(acc, key=lambda b: (-acc[b][0], -acc[b][2], acc[b][3] / acc[b][1], acc[b][4], b))
-    return [Standing(i, b, acc[b][0], acc[b][1], acc[b][2], acc[b][3] / acc[b][1], acc[b][4])
-            for i, b in enumerate(order, start=1)]
-
-
 @dataclass(frozen=True, slots=True)
 class TournamentView:
     """Everything the tournament page shows."""
@@ -247,8 +163,8 @@ class TournamentView:
     tournament: Tournament
     progress: Progress
     board: Leaderboard
-    standings: list[Standing]
-    rounds: dict[int, dict[int, list[TableGame]]]  # round -> table -> its games, in schedule order
+    standings: Standings  # by the tournament's own scoring: points, tiebreaks, each round's tables
+    games: dict[tuple[int, int], list[TableGame]]  # (round, table) -> its games shown, in schedule order
     heat: list[list[float | None]]  # crosstable cells: mean place difference, row bot ahead if > 0
     shown_games: int = 0  # games in the round tables (the newest)
 
@@ -260,12 +176,11 @@ ROUND_GAMES_SHOWN = 120
 def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> TournamentView:
     """The tournament page: status, leaderboard, standings, round tables, crosstable."""
     board = cache.get(store, t.id, None)
-    table = cache.memo(store, ("standings", t.id), lambda: standings(store.results(tournament=t.id)))
+    table = cache.memo(store, ("standings", t.id), lambda: results.standings(store, t.id))
     games = store.game_page(tournament=t.id, limit=ROUND_GAMES_SHOWN)
-    rounds: dict[int, dict[int, list[TableGame]]] = {}
+    at: dict[tuple[int, int], list[TableGame]] = {}
     for g in sorted(games, key=lambda g: (g.round or 0, g.table_no or 0, g.seq)):
-        rounds.setdefault(g.round or 0, {}).setdefault(g.table_no or 0, []).append(
-            TableGame(g.id, g.bots, g.places, g.faults, g.capped))
+        at.setdefault((g.round or 0, g.table_no or 0), []).append(TableGame(g.id, g.bots, g.places, g.faults, g.capped))
     heat: list[list[float | None]] = []
     if board.cross is not None:
         for a in board.cross.bots:
@@ -274,7 +189,7 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
     return TournamentView(t, cache.memo(store, ("progress", t.id), lambda: progress(store, t)), board, table,
-                          rounds, heat, len(games))
+                          at, heat, len(games))
 
 
 # --- bots ----------------------------------------------------------------------------------------
