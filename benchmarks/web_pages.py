@@ -100,7 +100,11 @@ def served(db: Path):
         yield base
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # busy rating a scope: uvicorn waits for the request to end
+            server.kill()
+            server.wait()
 
 
 def fetch(url: str) -> tuple[float, int]:

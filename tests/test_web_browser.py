@@ -168,7 +168,7 @@ def test_bot_strings_are_text_and_nothing_runs(server: str, page: Page) -> None:
 def test_the_live_page_updates_while_a_run_plays(tmp_path: Path, page: Page) -> None:
     bots = {"a": str(BOT_DIR / "random_bot.py"), "b": str(BOT_DIR / "random_bot.py"),
             "c": str(BOT_DIR / "random_bot.py")}
-    spec = tournament_file(tmp_path, "live", "powder-keg", bots, games=4, points=3)
+    spec = tournament_file(tmp_path, "live", "powder-keg", bots, games=20, points=3)
     # One match at a time, so that the run lasts long enough to be watched.
     spec.write_text(spec.read_text().replace("seed = 7", "seed = 7\nconcurrent = 1"))
     db = tmp_path / "live.db"

@@ -99,7 +99,7 @@ class Pages:
     def progress(self, request: Request) -> Response:
         with self.store() as store:
             t = _found(store.tournament, request.path_params["tid"])
-            p = self.cache.memo(store, ("progress", t.id), lambda: views.progress(store, t))
+            p = views.progress(store, t, self.cache)
         return JSONResponse(p.to_json(), headers={"Cache-Control": "no-store"})
 
     def bot(self, request: Request) -> Response:

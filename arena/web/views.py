@@ -22,6 +22,9 @@ from arena.storage import GameSummary, Store, Tournament
 T = TypeVar("T")
 
 PAGE_SIZE = 50
+# Rank ranges resample every table of a pool a thousand times: seconds for a few thousand games,
+# many minutes for 50,000.  Past this many games a board leaves them out (and says so).
+RANK_RANGE_GAMES = 20_000
 MAX_PAGE = 500
 # The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
 # thousands of games still gets a page that loads.
@@ -41,6 +44,7 @@ class Leaderboard:
     board: Board | None
     cross: Crosstable | None
     note: str = ""
+    rank_ranges: bool = True  # False: past RANK_RANGE_GAMES, each rank range is the rank itself
 
     @property
     def rows(self) -> tuple[BoardRow, ...]:
@@ -56,9 +60,9 @@ class RatingCache:
     """What is costly to compute (ratings, standings, a bot's page), kept while the database
     holds the same games: rating 100,000 games takes seconds, a page must take milliseconds.
     Games are append-only and each commit takes the next number, so the newest commit number
-    says whether anything changed since."""
+    (with the count of finished tournaments) says whether anything changed since."""
 
-    entries: dict[tuple[Any, ...], tuple[int, Any]] = field(default_factory=dict)
+    entries: dict[tuple[Any, ...], tuple[tuple[int, int], Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     making: dict[tuple[Any, ...], threading.Lock] = field(default_factory=dict)
 
@@ -66,7 +70,7 @@ class RatingCache:
         """``make()``, or what it gave for ``key`` while no game has been added since.  One
         request makes a value at a time: another that wants it meanwhile waits for it rather
         than rating the same games again."""
-        stamp = newest_game(store)
+        stamp = _stamp(store)
         with self.lock:
             making = self.making.setdefault(key, threading.Lock())
         with making:
@@ -85,6 +89,12 @@ class RatingCache:
                          lambda: leaderboard(store, tournament=tournament, game=game))
 
 
+def _stamp(store: Store) -> tuple[int, int]:
+    """What a cached value depends on: the games (the newest commit number) and how many
+    tournaments are finished (a board says which of its tournaments are not)."""
+    return newest_game(store), sum(t.status == "finished" for t in store.tournaments())
+
+
 def newest_game(store: Store) -> int:
     """The newest game's commit number (0: none): one step down the index on ``seq``."""
     page = store.game_page(limit=1)
@@ -101,10 +111,11 @@ def leaderboard(store: Store, *, tournament: str | None = None, game: str | None
     if not pool.outcomes:
         return Leaderboard(title, pool.games[0] if pool.games else game, None, None,
                            "no rated games yet" if not pool.stored else "none of the stored games can be rated")
-    board = results.board(pool)
+    ranges = len(pool.outcomes) <= RANK_RANGE_GAMES
+    board = results.board(pool, rank_ranges=ranges)
     note = (f"not finished: {', '.join(pool.unfinished)} (these ratings include only the games played so far)"
             if pool.unfinished else "")
-    return Leaderboard(title, pool.games[0], board, results.cross(pool, [r.bot for r in board.rows]), note)
+    return Leaderboard(title, pool.games[0], board, results.cross(pool, [r.bot for r in board.rows]), note, ranges)
 
 
 # --- tournaments ---------------------------------------------------------------------------------
@@ -150,9 +161,10 @@ def planned_matches(spec: dict[str, Any]) -> int | None:
     return None
 
 
-def progress(store: Store, t: Tournament) -> Progress:
-    """Games and matches stored so far, and the tournament's status (running while a process plays it)."""
-    games, matches = store.tournament_size(t.id)
+def progress(store: Store, t: Tournament, cache: RatingCache) -> Progress:
+    """Games and matches stored so far (counted again only once a game was added), and the
+    tournament's status, read every time: a run that ends adds no game, but finishes it."""
+    games, matches = cache.memo(store, ("size", t.id), lambda: store.tournament_size(t.id))
     return Progress(store.status(t), games, matches, planned_matches(t.spec))
 
 
@@ -188,7 +200,7 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
             for b in board.cross.bots:
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
-    return TournamentView(t, cache.memo(store, ("progress", t.id), lambda: progress(store, t)), board, table,
+    return TournamentView(t, progress(store, t, cache), board, table,
                           at, heat, len(games))
 
 
