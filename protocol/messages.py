@@ -26,6 +26,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from protocol import codec
 from protocol.faults import Fault, FaultKind, ProtocolFault
+from protocol.text import describe
 
 __all__ = [
     "BOT_MESSAGES",
@@ -36,6 +37,8 @@ __all__ = [
     "Hello",
     "Limits",
     "MAX_CONCURRENT",
+    "MAX_WALL_FACTOR",
+    "DEFAULT_WALL_FACTOR",
     "accept_action",
     "accept_hello",
     "action",
@@ -76,20 +79,45 @@ MAX_GAME_MS = 86_400_000
 MAX_STARTUP_MS = 600_000
 
 
+MAX_WALL_FACTOR = 100
+DEFAULT_WALL_FACTOR = 5
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Time limits of a match, in milliseconds; all configurable by the tournament."""
+    """Time limits of a match, in milliseconds; all configurable by the tournament.
+
+    ``decision_ms`` and ``game_ms`` are CPU time: what the bot's processes use between a request
+    and its answer, so that a bot on a loaded machine is not charged for time it did not get.
+    Each request must also be answered within ``wall_factor`` times ``decision_ms`` of wall-clock
+    time from when it was sent, and a game within ``wall_factor`` times ``game_ms`` (a bot that
+    waits on nothing, or sleeps, uses no CPU).  ``startup_ms`` is wall-clock time."""
 
     decision_ms: int = 2_000
     game_ms: int = 60_000
     startup_ms: int = 10_000
+    wall_factor: int = DEFAULT_WALL_FACTOR
+
+    @property
+    def decision_wall_ms(self) -> int:
+        """The wall-clock limit of one request."""
+        return self.wall_factor * self.decision_ms
+
+    @property
+    def game_wall_ms(self) -> int:
+        """The wall-clock limit of one bot's decisions in one game, together."""
+        return self.wall_factor * self.game_ms
 
     def to_json(self) -> dict[str, int]:
-        return {"decision_ms": self.decision_ms, "game_ms": self.game_ms, "startup_ms": self.startup_ms}
+        return {"decision_ms": self.decision_ms, "game_ms": self.game_ms, "startup_ms": self.startup_ms,
+                "wall_factor": self.wall_factor}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Limits":
-        return cls(int(data["decision_ms"]), int(data["game_ms"]), int(data["startup_ms"]))
+        """Limits from a ``welcome``; from a referee that predates ``wall_factor``, 1 (its limits were
+        wall-clock time)."""
+        return cls(int(data["decision_ms"]), int(data["game_ms"]), int(data["startup_ms"]),
+                   int(data.get("wall_factor", 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +199,7 @@ class RequestMsg(TypedDict):
     legal: list[Action]
     time_left_ms: int
     deadline_ms: int
+    wall_ms: NotRequired[int]
 
 
 class RequestsMsg(TypedDict):
@@ -280,9 +309,11 @@ def request(
     deadline_ms: int,
     events: Iterable[Event] = (),
     forced: Iterable[ForcedMsg] = (),
+    wall_ms: int | None = None,
 ) -> RequestMsg:
-    """A decision to make; ``events``/``forced`` are what the seat has not been told yet."""
-    return {
+    """A decision to make; ``events``/``forced`` are what the seat has not been told yet;
+    ``deadline_ms`` is CPU time, ``wall_ms`` the wall-clock limit (see :class:`Limits`)."""
+    msg: RequestMsg = {
         "type": "request",
         "id": request_id,
         "game_id": game_id,
@@ -294,6 +325,9 @@ def request(
         "time_left_ms": time_left_ms,
         "deadline_ms": deadline_ms,
     }
+    if wall_ms is not None:
+        msg["wall_ms"] = wall_ms
+    return msg
 
 
 def requests(batch: Iterable[RequestMsg]) -> RequestsMsg:
@@ -428,7 +462,7 @@ def _check(node: Mapping[str, Any], value: Any, path: str, root: Mapping[str, An
             if key in properties:
                 _check(properties[key], item, f"{path}.{key}", root)
             elif extra is False:
-                raise ValueError(f"{path} must not contain {key!r}")
+                raise ValueError(f"{path} must not contain {describe(key)}")
             elif isinstance(extra, dict):
                 _check(extra, item, f"{path}.{key}", root)
 
@@ -479,7 +513,7 @@ def validate(msg: Any, allowed: Iterable[str] = MESSAGE_TYPES, *, use_fastjsonsc
     kind = msg.get("type")
     if kind not in allowed or not isinstance(kind, str):
         expected = ", ".join(allowed)
-        raise ProtocolFault(FaultKind.SCHEMA, f"unexpected message type {kind!r} (expected {expected})")
+        raise ProtocolFault(FaultKind.SCHEMA, f"unexpected message type {describe(kind)} (expected {expected})")
     try:
         _validators(use_fastjsonschema)[kind](msg)
     except ValueError as exc:
@@ -565,7 +599,7 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
     if msg["protocol"] != PROTOCOL_VERSION:
         raise ProtocolFault(
             FaultKind.PROTOCOL_VERSION,
-            f"the bot speaks protocol {msg['protocol']}, this referee speaks protocol {PROTOCOL_VERSION}",
+            f"the bot speaks protocol {describe(msg['protocol'])}, this referee speaks protocol {PROTOCOL_VERSION}",
         )
     # JSON Schema's "integer" admits 8.0; the referee counts with ints.
     return Hello(msg["name"], msg.get("version"), int(msg.get("concurrent", 1)), msg.get("batch", False))
@@ -579,7 +613,7 @@ def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequenc
     """
     if msg["id"] != request_id:
         outstanding = "no request is outstanding" if request_id is None else f"the outstanding request is {request_id}"
-        raise ProtocolFault(FaultKind.STALE, f"action for request {msg['id']}, but {outstanding}")
+        raise ProtocolFault(FaultKind.STALE, f"action for request {describe(msg['id'])}, but {outstanding}")
     chosen = msg["action"]
     for candidate in legal:
         if candidate == chosen and same_json(candidate, chosen):
@@ -611,10 +645,6 @@ _SCALARS = frozenset({str, int, float, type(None)})
 
 
 def excerpt(value: Any, limit: int = 200) -> str:
-    """A bot's JSON value, cut to ``limit`` characters, for a fault message.  Never raises: the
-    decoder takes deeper nesting than the encoder, so a deep enough value can not be encoded
-    again (and must not crash the referee that reports it)."""
-    try:
-        return codec.dumps(value).decode()[:limit]
-    except (TypeError, ValueError, RecursionError):
-        return "(a value nested too deeply to show)"
+    """A bot's JSON value, cut to about ``limit`` characters, for a fault message.  Never raises,
+    whatever the value's depth or size (see :func:`protocol.text.describe`)."""
+    return describe(value, limit)

@@ -78,18 +78,29 @@ class Context:
     scores: list[int] = field(default_factory=list)
     request_id: int = -1
     decision: str = ""
-    time_left_ms: int = 0
-    deadline_ms: int = 0
+    time_left_ms: int = 0  # CPU time left of the game's budget
+    deadline_ms: int = 0  # CPU time this decision may use
+    wall_ms: int = 0  # wall-clock time within which the answer must arrive
     received_at: float = 0.0  # time.monotonic() when the current request's clock started (see remaining_ms)
+    cpu_at: float = 0.0  # time.process_time() then
     history: list[Event] = field(default_factory=list)
     forced: list[dict[str, Any]] = field(default_factory=list)
 
     def remaining_ms(self) -> float:
-        """Milliseconds left for the current decision, by this process's clock: from when the
-        request arrived or, within a batch, from when the previous answers were sent: the frame
-        being filled must reach the referee within the deadline of its oldest request.  As for
-        any request, the time in transit is not seen here; keep a margin."""
+        """Milliseconds left for the current decision, by this process's wall clock: from when
+        the request arrived or, within a batch, from when the previous answers were sent: the
+        frame being filled must reach the referee within the deadline of its oldest request.  The
+        referee counts CPU time, which for a bot of one thread never runs ahead of the wall
+        clock, so this is the safe measure; as for any request, the time in transit is not seen
+        here: keep a margin."""
         return self.deadline_ms - (time.monotonic() - self.received_at) * 1000.0
+
+    def cpu_remaining_ms(self) -> float:
+        """Milliseconds of CPU time left for the current decision, as the referee counts them
+        (this process's, every thread included; processes it started are counted too), from the
+        same start as :meth:`remaining_ms`.  On a busy machine this leaves more than
+        :meth:`remaining_ms`; the answer must still arrive within ``wall_ms``."""
+        return self.deadline_ms - (time.process_time() - self.cpu_at) * 1000.0
 
 
 class Bot(Protocol):
@@ -116,11 +127,12 @@ MAX_POLL_MS = 2**31 - 1  # a poll's timeout is a C long: 32 bits on some systems
 
 def _idle_limit(idle_timeout: float, ctx: Context, players: int, concurrent: int = 1) -> float:
     # The longest the referee may legitimately stay silent: every other seat using its whole
-    # game budget in each of the games in play at once, plus a bot restart.  A vanished referee
-    # is noticed at once anyway, through the dropped connection; this limit only covers a
-    # referee that hangs.
+    # game budget (in wall-clock time) in each of the games in play at once, plus a bot restart.
+    # A vanished referee is noticed at once anyway, through the dropped connection; this limit
+    # only covers a referee that hangs.
     limits = ctx.limits
-    busy = concurrent * max(players - 1, 0) * limits.game_ms + limits.startup_ms + limits.decision_ms
+    busy = (concurrent * max(players - 1, 0) * limits.game_wall_ms + limits.startup_ms
+            + limits.decision_wall_ms)
     return max(idle_timeout, busy / 1000.0)
 
 
@@ -186,15 +198,17 @@ class _Session:
             match = self.matches[match_id] = _Match(act, hooks, ctx)
         return match
 
-    def decide(self, msg: dict[str, Any], started: float) -> Action:
-        """The bot's answer to one request; its clock runs from ``started``."""
+    def decide(self, msg: dict[str, Any], started: tuple[float, float]) -> Action:
+        """The bot's answer to one request; its clock runs from ``started`` (monotonic and
+        process time)."""
         match = self.by_game.get(msg["game_id"]) or self.match_of("")
         ctx = match.ctx
-        ctx.received_at = started
+        ctx.received_at, ctx.cpu_at = started
         ctx.request_id = msg["id"]
         ctx.decision = msg["decision"]
         ctx.time_left_ms = msg["time_left_ms"]
         ctx.deadline_ms = msg["deadline_ms"]
+        ctx.wall_ms = msg.get("wall_ms", msg["deadline_ms"])  # a referee of wall-clock limits only
         if msg["game_id"] != ctx.game_id:
             _new_game(ctx, msg["game_id"])
         ctx.history.extend(msg["events"])
@@ -207,18 +221,18 @@ class _Session:
     # -- one handler per message type ----------------------------------------------------------
 
     def on_request(self, msg: dict[str, Any]) -> None:
-        self.send(action(msg["id"], self.decide(msg, time.monotonic())))
+        self.send(action(msg["id"], self.decide(msg, (time.monotonic(), time.process_time()))))
 
     def on_requests(self, msg: dict[str, Any]) -> None:
         # Answers go back together, unless deciding takes long enough that holding them would
         # cost the bot time (the referee shares a frame's time among its answers).
-        started = time.monotonic()
+        started = (time.monotonic(), time.process_time())
         answers = []
         for request in msg["requests"]:
             answers.append((request["id"], self.decide(request, started)))
-            if time.monotonic() - started > FLUSH_AFTER_S:
+            if time.monotonic() - started[0] > FLUSH_AFTER_S:
                 self.send(actions(answers))
-                answers, started = [], time.monotonic()
+                answers, started = [], (time.monotonic(), time.process_time())
         if answers:
             self.send(actions(answers))
 

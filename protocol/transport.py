@@ -1,13 +1,16 @@
-"""The ZeroMQ link between the referee and one bot: a DEALER pair over ``ipc://``.
+"""The ZeroMQ link between a bot and the referee: a DEALER pair over ``ipc://``.
 
-The referee binds a DEALER on ``ipc://<private dir>/bot.sock`` and starts the bot with that
-endpoint; the bot connects its own DEALER.  DEALER/DEALER has no request/reply lock-step, so a
-late or duplicate answer can never wedge a socket (it is simply a ``stale`` fault).
+The referee listens on ``ipc://<private dir>/bot.sock`` and starts the bot with that endpoint;
+the bot connects its own DEALER (:meth:`Channel.connect`, as the SDK does).  DEALER/DEALER has no
+request/reply lock-step, so a late or duplicate answer can never wedge a socket (it is simply a
+``stale`` fault).
+
+The referee's end is not this class but :mod:`arena.referee.link`, which speaks ZeroMQ's wire
+protocol itself so that what a bot sends costs it only a bounded amount; :meth:`Channel.bind`
+is a libzmq referee's end for tests and tools, which a bot can not tell apart from it.
 
 Each :class:`Channel` also watches its socket's monitor for a dropped connection.  That is how
-either side notices that the other went away without waiting out a timeout: the bot exits
-when the referee is gone, and the referee learns at once that a bot process died or that
-libzmq cut a bot off for sending a frame over ``MAXMSGSIZE``.
+a bot notices that the referee went away without waiting out a timeout.
 """
 
 from __future__ import annotations
@@ -70,24 +73,16 @@ class Channel:
     connection dropped rather than because the timeout ran out, and after a send found no peer.
     ``watched`` are the sockets to poll for it (its socket, and its monitor if any), for a caller
     that waits on many at once.
-
-    The referee's end also counts the connections its socket accepts: a bot has one.
-    ``intruded`` is true once a second one was opened.  libzmq bounds each part of a message
-    (``MAXMSGSIZE``) but not a message of many parts, which it holds until the last part comes:
-    a bot playing on one connection while it sends such a message on another could fill the
-    referee's memory.
     """
 
-    def __init__(self, socket: zmq.Socket, *, watch: bool = True, count_connections: bool = False) -> None:
+    def __init__(self, socket: zmq.Socket, *, watch: bool = True) -> None:
         self.socket = socket
         self.dropped = False
-        self.accepted = 0
         self._poller = zmq.Poller()
         self._poller.register(socket, zmq.POLLIN)
         self._monitor: zmq.Socket | None = None
         if watch:
-            events = zmq.EVENT_DISCONNECTED | (zmq.EVENT_ACCEPTED if count_connections else 0)
-            self._monitor = socket.get_monitor_socket(events)
+            self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
             self._poller.register(self._monitor, zmq.POLLIN)
         self.watched: tuple[zmq.Socket, ...] = (socket,) if self._monitor is None else (socket, self._monitor)
 
@@ -100,11 +95,12 @@ class Channel:
         context: zmq.Context | None = None,
         watch: bool = True,
     ) -> "Channel":
-        """The referee's end: libzmq drops the connection of a bot that sends a bigger frame."""
+        """A referee's end in libzmq (tests, tools): libzmq drops the connection of a peer that sends
+        a bigger frame."""
         socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
         socket.setsockopt(zmq.LINGER, 0)
         socket.setsockopt(zmq.MAXMSGSIZE, max_message_size)
-        channel = cls(socket, watch=watch, count_connections=True)  # the monitor must see the first one
+        channel = cls(socket, watch=watch)
         socket.bind(endpoint)
         return channel
 
@@ -151,30 +147,23 @@ class Channel:
                 return self.socket.recv()
             if self._monitor not in ready or self.note_drop():
                 return None  # the time is up, or the connection dropped
-            # A connection was accepted: no frame yet, so wait on for the rest of the time.
+            # A monitor event that is no drop: no frame yet, so wait on for the rest of the time.
             left = None if deadline is None else max(0, round((deadline - time.monotonic()) * 1000))
             ready = dict(self._poller.poll(left))
 
     def note_drop(self) -> bool:
         """After a poll flagged the monitor: consume its events, and report (and set ``dropped``)
         whether the connection dropped with no frame left to read (frames can land in the queue
-        just after the event, so the socket gets one last look).  Counts accepted connections."""
+        just after the event, so the socket gets one last look)."""
         if self._monitor is None:
             return False
         disconnected = False
         while self._monitor.poll(0):
             event = parse_monitor_message(self._monitor.recv_multipart())["event"]
-            if event == zmq.EVENT_ACCEPTED:
-                self.accepted += 1
-            elif event == zmq.EVENT_DISCONNECTED:
+            if event == zmq.EVENT_DISCONNECTED:
                 disconnected = True
         self.dropped = disconnected and not self.socket.poll(0)
         return self.dropped
-
-    @property
-    def intruded(self) -> bool:
-        """Whether the peer opened a second connection (see the class)."""
-        return self.accepted > 1
 
     def recv(self, timeout_ms: int | None) -> Any | None:
         """The next message, decoded but not validated; ``None`` as for :meth:`recv_bytes`."""

@@ -21,7 +21,7 @@ from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
 from protocol.messages import Limits
 from common import MODE, PY, RANDOM, ZOO, bot_processes, tagged
 
-FAST = Limits(decision_ms=1000, game_ms=20_000, startup_ms=8_000)
+FAST = Limits(decision_ms=1000, game_ms=20_000, startup_ms=8_000, wall_factor=2)
 
 
 def concurrent_zoo(mode: str, game: str) -> BotSpec:
@@ -251,7 +251,7 @@ def test_actions_from_a_bot_that_did_not_offer_batch_are_a_schema_fault() -> Non
     reports, _ = play_lineup(concurrent_zoo("actions", "m2-g0"), matches=12)
     faults = faults_by_game(reports)
     assert [(s, k) for s, k, _ in faults["m2-g0"]] == [(0, "schema")]
-    assert "unexpected message type 'actions'" in faults["m2-g0"][0][2]
+    assert 'unexpected message type "actions"' in faults["m2-g0"][0][2]
     assert [g for g, f in faults.items() if f] == ["m2-g0"]
 
 
@@ -283,11 +283,11 @@ def test_time_the_referee_spends_on_one_bot_is_never_charged_to_another(monkeypa
     drain = table_module.Table.drain
     stalled = []
 
-    def slow_drain(self, seat, channel):
+    def slow_drain(self, seat, arrived):
         if seat.index == 1 and self.seats[0].pending and not stalled:
             stalled.append(True)
-            time.sleep(2.5)  # the first bot answers after 0.1 s, its deadline is 1 s
-        return drain(self, seat, channel)
+            time.sleep(2.5)  # the first bot answers after 0.1 s; its wall-clock limit is 2 s
+        return drain(self, seat, arrived)
 
     monkeypatch.setattr(table_module.Table, "drain", slow_drain)
     reports, _ = play_lineup(concurrent_zoo("slow:100", "none"), matches=2, players=2)

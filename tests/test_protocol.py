@@ -710,10 +710,13 @@ def test_sdk_waits_longer_for_a_referee_of_many_games_at_once() -> None:
     """A referee may stay silent towards a bot while the other seats use their whole game time
     in every game in play: with 16 games at once that is 16 times as long as with one, and an
     SDK bot must not give up (and crash out of its games) before then."""
-    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000))
+    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000, wall_factor=1))
     one, many = sdk._idle_limit(60, ctx, 4, 1), sdk._idle_limit(60, ctx, 4, 16)
     assert one == (3 * 60_000 + 10_000 + 2000) / 1000
     assert many == (16 * 3 * 60_000 + 10_000 + 2000) / 1000
+    # Decisions are CPU time; the wall-clock limits, wall_factor times as long, bound the silence.
+    ctx = sdk.Context(limits=m.Limits(decision_ms=2000, game_ms=60_000, startup_ms=10_000, wall_factor=5))
+    assert sdk._idle_limit(60, ctx, 4, 1) == (3 * 300_000 + 10_000 + 10_000) / 1000
 
 
 def test_an_action_too_deep_to_encode_again_is_illegal_not_a_crash() -> None:
@@ -726,8 +729,63 @@ def test_an_action_too_deep_to_encode_again_is_illegal_not_a_crash() -> None:
     msg = decode_bot_message(frame)
     with pytest.raises(ProtocolFault) as caught:
         accept_action(msg, 4, REACTOR_LEGAL)
-    assert caught.value.kind is FaultKind.ILLEGAL and "nested too deeply" in caught.value.fault.message
-    assert m.excerpt({"type": "play", "card": "x" * 500}) == codec.dumps({"type": "play", "card": "x" * 500}).decode()[:200]
+    message = caught.value.fault.message
+    assert caught.value.kind is FaultKind.ILLEGAL and message.startswith('action {"type":"play","card":{"a":{"a":')
+    assert len(message) < 300
+    assert m.excerpt({"type": "play", "card": "x" * 500}) == codec.dumps({"type": "play", "card": "x" * 497}).decode()[:197] + "..."
+
+
+def _deep(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+@pytest.mark.parametrize("expect", [("hello",), ("action", "actions")], ids=["as the hello", "as an answer"])
+@pytest.mark.parametrize("frame", [
+    b'{"type": ' + _deep(1000) + b"}",  # repr() of it raised RecursionError: the referee died
+    b'{"type": {"a": ' + _deep(1000) + b"}}",
+    codec.dumps({"type": "x" * 900_000}),  # echoed whole, stored twice and sent back
+    codec.dumps({"type": "hello", "protocol": 1, "name": "n", "k" * 900_000: 1}),
+    codec.dumps({"type": "action", "id": 1, "action": {"type": "stop"}, "k" * 900_000: 1}),
+    codec.dumps({"type": "hello\x1b[2J\u202e", "protocol": 1, "name": "n"}),
+    codec.dumps({"type": "hello", "protocol": 1, "name": "n", "\x1b]0;owned\x07\n": 1}),
+    b'{"type": "hello", "protocol": 1e300, "name": "n"}',
+    b'{"type": "action", "id": 1e300, "action": {"type": "stop"}}',
+], ids=["deep type", "deep in type", "long type", "long key", "long key in an action", "controls in type",
+        "controls in a key", "huge protocol", "huge id"])
+def test_a_fault_message_is_bounded_and_plain_whatever_the_bot_sent(frame: bytes, expect: tuple[str, ...]) -> None:
+    """Every fault message quoting a bot is at most a few hundred bytes, one line, with no control
+    or invisible format characters, and building it never raises anything but the fault."""
+    try:
+        msg = decode_bot_message(frame, len(frame), expect)
+        if expect == ("hello",):
+            accept_hello(msg)
+        else:
+            accept_action(msg, 7, REACTOR_LEGAL)
+    except ProtocolFault as caught:
+        message = caught.fault.message
+    else:
+        raise AssertionError("no fault")
+    assert message and len(message.encode()) <= 400
+    assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F or ch in "\u202e\u200b" for ch in message), message
+
+
+def test_describe_shows_any_value_briefly_and_never_raises() -> None:
+    from protocol.text import bounded, describe
+
+    nested: list = []
+    inner = nested
+    for _ in range(100_000):  # far deeper than recursion could go
+        inner.append([])
+        inner = inner[0]
+    assert describe(nested).startswith("[[[[") and len(describe(nested)) <= 80
+    assert describe({"type": "play", "card": "7"}) == '{"type":"play","card":"7"}'
+    assert describe(10 ** 5000) == "(an integer of about 5001 digits)"  # str() refuses it
+    assert describe('\x1b[2J\u00e9"\\') == '"\\x1b[2J\u00e9\\"\\\\"'
+    assert [describe(v) for v in (None, True, 1.5, [], {})] == ["null", "true", "1.5", "[]", "{}"]
+    assert len(describe(list(range(1_000_000)))) <= 80
+    assert bounded("a\nb\x1bc") == "a\\x0ab\\x1bc"
+    cut = bounded("\u00e9" * 1000)
+    assert len(cut.encode()) <= 400 and cut.endswith("...")
 
 
 def test_an_answer_frame_is_read_no_further_than_the_caller_needs() -> None:

@@ -10,7 +10,7 @@ import json
 import random
 import re
 from collections import namedtuple
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from arena import ratings
 from arena.errors import UsageError
 from arena.cli.output import FORMATS
-from arena.cli.leaderboard import COLUMNS, format_table
+from arena.cli.leaderboard import COLUMNS, format_board
+from arena.results import Board, Pool, board as results_board
 from arena.ratings import GameOutcome, Row, leaderboard, make_env, outcomes_from_results, rate
 
 # Hidden strength of each simulated bot: one game's performance is strength + N(0, 1), so
@@ -197,14 +198,25 @@ def test_an_upset_after_long_dominance_does_not_break_the_maths():
 # --- leaderboard and formats -------------------------------------------------------------------
 
 
+FAULTS = {"delta": {"timeout": 2, "crash": 1}, "nobody": {"crash": 9}}
+
+
 def board() -> list[Row]:
     games = simulate(2, 120)
-    return leaderboard(rate(games, make_env()), games, {"delta": {"timeout": 2, "crash": 1}, "nobody": {"crash": 9}})
+    return leaderboard(rate(games, make_env()), games, FAULTS)
+
+
+def shown(games: list[GameOutcome] | None = None) -> Board:
+    """The board the CLI prints: the same leaderboard with its intervals (arena.results)."""
+    games = simulate(2, 120) if games is None else games
+    return results_board(Pool(tuple(games), faults=FAULTS))
 
 
 def test_leaderboard_columns_and_order():
     rows = board()
-    assert [f.name for f in fields(Row)] == list(COLUMNS)
+    # the table's columns: the leaderboard's, with how sure each place is among them
+    assert [f.name for f in fields(Row)] == [c for c in COLUMNS if c not in ("ranks", "place_95", "p_next", "next")]
+    assert [r.bot for r in shown().rows] == [r.bot for r in rows]
     assert [r.bot for r in rows] == TRUE_ORDER
     for r in rows:
         assert r.score == pytest.approx(r.mu - 3 * r.sigma)
@@ -219,8 +231,8 @@ def test_equal_scores_are_ordered_by_name():
 
 
 def test_csv_parses_back():
-    rows = board()
-    parsed = list(csv.DictReader(io.StringIO(format_table(rows, "csv"))))
+    rows = shown().rows
+    parsed = list(csv.DictReader(io.StringIO(format_board(shown(), "csv"))))
     assert list(parsed[0]) == list(COLUMNS)
     for row, line in zip(rows, parsed, strict=True):
         assert (int(line["rank"]), line["bot"], int(line["games"]), int(line["wins"])) == (
@@ -230,16 +242,21 @@ def test_csv_parses_back():
         faults = {} if line["faults"] == "-" else dict(
             (k, int(v)) for k, v in (item.split(":") for item in line["faults"].split()))
         assert faults == row.faults
+        assert line["ranks"] == (str(row.rank_low) if row.rank_low == row.rank_high
+                                 else f"{row.rank_low}-{row.rank_high}")
+        assert line["place_95"] == f"{row.mean_place_low!r}-{row.mean_place_high!r}"
+        assert line["p_next"] == ("-" if row.p_better_than_next is None else repr(row.p_better_than_next))
 
 
 def test_json_loads_back():
-    rows = board()
-    assert json.loads(format_table(rows, "json")) == [asdict(r) for r in rows]
+    rows = shown().rows
+    assert json.loads(format_board(shown(), "json")) == [r.to_json() for r in rows]
+    assert {f.name for f in fields(Row)} <= set(rows[0].to_json())  # the leaderboard's fields, and more
 
 
 def test_markdown_has_a_header_row():
-    rows = board()
-    lines = format_table(rows, "markdown").splitlines()
+    rows = shown().rows
+    lines = format_board(shown(), "markdown").splitlines()
     assert [c.strip() for c in lines[0].strip("|").split("|")] == list(COLUMNS)
     assert re.fullmatch(r"\|(-+:?\|)+", lines[1]) and lines[1].count("|") == len(COLUMNS) + 1
     assert len(lines) == 2 + len(rows)
@@ -249,13 +266,13 @@ def test_markdown_has_a_header_row():
 
 def test_markdown_escapes_a_pipe_in_a_name():
     games = [GameOutcome(("a|b", "c"), (1, 2))]
-    lines = format_table(leaderboard(rate(games, make_env()), games), "markdown").splitlines()
+    lines = format_board(shown(games), "markdown").splitlines()
     assert "a\\|b" in lines[2] and lines[2].replace("\\|", "").count("|") == len(COLUMNS) + 1
 
 
 def test_text_table_is_aligned():
-    rows = board()
-    lines = format_table(rows, "table").splitlines()
+    rows = shown().rows
+    lines = format_board(shown(), "table").splitlines()
     assert lines[0].split() == list(COLUMNS) and len(lines) == 1 + len(rows)
     # Names line up under "bot"; numbers end under the end of their header.
     assert {line.index(r.bot) for line, r in zip(lines[1:], rows)} == {lines[0].index("bot")}
@@ -265,6 +282,6 @@ def test_text_table_is_aligned():
 
 def test_every_format_renders_and_an_unknown_one_says_which_exist():
     for fmt in FORMATS:
-        assert "alpha" in format_table(board(), fmt)
+        assert "alpha" in format_board(shown(), fmt)
     with pytest.raises(UsageError, match="unknown format 'xml'; choose one of: table, csv, json, markdown"):
-        format_table(board(), "xml")
+        format_board(shown(), "xml")

@@ -218,3 +218,23 @@ def test_the_views_show_what_the_results_layer_computes(tmp_path: Path) -> None:
     assert con.execute("SELECT json_extract(arena_record(record), '$.result.places') FROM games"
                        " WHERE id = 'views/r1-t1-s0-g0'").fetchone()[0] == json.dumps(record["result"]["places"],
                                                                                        separators=(",", ":"))
+
+
+def test_the_history_plot_puts_each_bot_where_its_score_is(tmp_path: Path, memory_store: Store) -> None:
+    """a beats b in all 20 games: by the end a's line (A) is at the top of the plot and b's (B)
+    below it, and the table's last row is the final ratings."""
+    from arena.cli.history import checkpoints, format_history, plot
+
+    spec = spec_file(tmp_path, "plot", ["a", "b"], fmt="round-robin", extra="games = 10")
+    hand_made(memory_store, spec, [(n, 1, r, ("a", "b") if r == 0 else ("b", "a"), (1, 2) if r == 0 else (2, 1))
+                                   for n in range(1, 11) for r in (0, 1)])
+    h = results.history(results.load_pool(memory_store, tournament="plot"))
+    lines = plot(h, width=20, height=8)
+    grid = [line.split("|", 1)[1] if "|" in line else "" for line in lines[:8]]
+    last = [row[19] if len(row) > 19 else " " for row in grid]
+    assert last.index("A") == 0 and last.index("B") > 0  # A on the top row, B lower
+    assert lines[-1] == "score (mu - 3 sigma): A a, B b"
+    assert checkpoints(20, 12)[-1] == 20 and checkpoints(5) == [1, 2, 3, 4, 5]
+    table = format_history(h, "table").splitlines()
+    final = results.board(results.load_pool(memory_store, tournament="plot")).rows
+    assert table[checkpoints(20).index(20) + 1].split() == ["20", *(f"{r.score:.2f}" for r in final)]

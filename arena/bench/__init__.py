@@ -229,19 +229,18 @@ def _descendants(root: int) -> list[int]:
 
 def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = "auto") -> RoundTrip:
     """One decision to a warm sandboxed SDK bot: encode, send, the bot's choice, receive, check."""
-    import zmq
-
     from arena.referee import RefereeConfig, bot_spec
+    from arena.referee.link import Links
     from arena.referee.seat import Seat
 
     request, legal = sample_request()
     latencies, cpus = [], []
-    context = zmq.Context()
+    links = Links()
     workroot = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     os.chmod(workroot, 0o711)
     try:
         for _ in range(repeats):
-            seat = Seat(0, bot_spec(str(RANDOM_BOT)), context, RefereeConfig(sandbox_mode=sandbox_mode), workroot)
+            seat = Seat(0, bot_spec(str(RANDOM_BOT)), links, RefereeConfig(sandbox_mode=sandbox_mode), workroot)
             seat.launch()
             seat.handshake(time.monotonic() + 20)
             if not seat.ready:
@@ -262,7 +261,7 @@ def referee_round_trip(count: int = 5000, repeats: int = 5, sandbox_mode: str = 
             latencies.append(statistics.median(samples))
             cpus.append(cpu / count)
     finally:
-        context.term()
+        links.close_all()
         shutil.rmtree(workroot, ignore_errors=True)  # left behind, one folder per run
     return RoundTrip("referee decision (ZeroMQ, sandboxed bot)", statistics.median(latencies) * 1e6,
                      statistics.median(cpus) * 1e6, count)

@@ -37,7 +37,8 @@ TOURNAMENT_COLUMNS = ("id", "game", "status", "created")
 
 def ratings(
     bots: Annotated[Optional[list[str]], typer.Argument(
-        help="With --history: only these bots (default: every rated bot).", show_default=False)] = None,
+        metavar="BOT", help="With --history: only these bots (default: every rated bot).",
+        show_default=False)] = None,
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
     tournament: TournamentFilter = None,
     history: Annotated[bool, typer.Option("--history", help="The ratings game by game: a table and a plot of "

@@ -124,6 +124,8 @@ def seat_lines(record: dict[str, Any], seat: int) -> Iterator[str]:
     for d in decisions:
         how = "asked" if d.asked else ("forfeited" if d.action.get("type") == "forfeit" else
                                         "applied without asking (its one legal action)")
+        if d.cover:
+            how = "asked as a cover (no decision of the rules, not in the record)"
         took = f", {d.ms:g} ms" if d.ms is not None else ""
         fault = f", fault: {d.fault}" if d.fault else ""
         yield f"decision {d.number} {d.kind}: {how}{took}{fault}"

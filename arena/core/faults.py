@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.faults import Fault, FaultKind
+from protocol.text import MESSAGE_LIMIT, bounded
+
+# A record's message is the protocol fault's (bounded already) and at most a note of the
+# referee's own (a collateral fault names the game it happened in): room for both.
+RECORD_MESSAGE_LIMIT = MESSAGE_LIMIT + 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +31,11 @@ class FaultRecord:
     decision: int | None = None
     bot: str | None = None
     collateral: bool = False
+
+    def __post_init__(self) -> None:
+        # Whatever made the message (a bot's text quoted in it, an old stored record), what is
+        # kept, shown and sent stays small and plain.
+        object.__setattr__(self, "message", bounded(self.message, RECORD_MESSAGE_LIMIT))
 
     @property
     def fault(self) -> Fault:

@@ -210,6 +210,23 @@ class State(ABC):
     def terminal(self) -> bool:
         return self.to_move() is None
 
+    def cover_hidden_skips(self) -> None:
+        """From now on, also stop where the rules pass over a seat for a reason the other seats
+        can not see, as a *cover decision* of that seat with one legal action.
+
+        Powder Keg polls only the holders of a Queen for a Veto: a referee that asked only them
+        would tell every bot, by how long the others took, who holds one.  With covers, every
+        active seat is asked in the poll's order, those without a Queen with ``pass`` as their
+        only action.  A cover is no decision of the rules: its action changes nothing but moves
+        the game on, it is not in :attr:`decisions` (nor counted towards the safety cap), so a
+        game's record is the same with covers or without, and replays without them.  A game
+        whose skips are all public (the default) has nothing to cover."""
+
+    @property
+    def covering(self) -> bool:
+        """Whether the pending decision is a cover (see :meth:`cover_hidden_skips`)."""
+        return False
+
     @abstractmethod
     def result(self) -> GameResult:
         """Finishing places; only valid once the game is over."""

@@ -3,9 +3,13 @@
 A record keeps the chance outcomes and every decision; the engine is deterministic, so replaying
 it gives back, at each decision of a seat, the very observation, events and legal actions the
 referee built for that seat's request, and the record's annotations add the answer's time and
-whether the decision was asked at all (a decision with one legal action is applied without
-asking, and the bot learns it from the ``forced`` list of its next message).  This is what a bot
-author needs to answer "why did it play X?", and what the replay viewer's per-seat view shows.
+whether the decision was asked at all (a referee without uniform timing applies a decision with
+one legal action without asking, and the bot learns it from the ``forced`` list of its next
+message).  A record marked ``covers`` was played by a referee that also asked cover decisions
+(:meth:`~arena.games.base.State.cover_hidden_skips`: a Powder Keg Veto poll of a seat without a
+Queen), which are no decisions of the rules and not in the record; replayed with covers, the game
+gives them back, and they are shown too (``cover``).  This is what a bot author needs to answer
+"why did it play X?", and what the replay viewer's per-seat view shows.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from arena.games.record import replay_steps
 class SeatDecision:
     """One decision of the seat, as the seat saw it.
 
-    ``number`` is the decision's index in the record; ``asked`` is False for a decision the
+    ``number`` is the decision's index in the record (for a ``cover``, which the record does not
+    list, the index of the recorded decision that comes next); ``asked`` is False for a decision the
     referee applied without a request (a single legal action: the bot was shown nothing then) and
     for a forfeit; ``events`` are the events shown since the seat's previous request (what that
-    request carried), ``ms`` the answer's time as the referee measured it.
+    request carried), ``ms`` the answer's time as the referee measured it (none for a cover).
     """
 
     number: int
@@ -37,11 +42,12 @@ class SeatDecision:
     asked: bool = True
     ms: float | None = None
     fault: str | None = None
+    cover: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"number": self.number, "decision": self.kind, "asked": self.asked, "observation": self.observation,
                 "events": self.events, "legal": self.legal, "action": self.action, "ms": self.ms,
-                "fault": self.fault}
+                "fault": self.fault, "cover": self.cover}
 
 
 def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDecision]:
@@ -53,7 +59,10 @@ def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDe
     cursor = 0  # the seat's place in the event log: what it has been shown so far
     seen: tuple[str, Observation, list[Action], list[Event], int] | None = None
     number = -1
+    covers = bool(record.get("covers"))
     for entry, state in replay_steps(game, record):
+        if entry is None and covers:
+            state.cover_hidden_skips()
         if entry is not None:
             number += 1
             if seen is not None and entry["seat"] == seat:
@@ -66,6 +75,16 @@ def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDe
                 out.append(SeatDecision(number, kind, observation, legal, action, events if asked else [],
                                         asked=asked, ms=entry.get("ms"), fault=entry.get("fault")))
             seen = None
+        while state.covering:  # cover decisions come before the next recorded one
+            decision = state.to_move()
+            assert decision is not None
+            legal = state.legal_actions()
+            if decision.seat == seat:
+                events = copy.deepcopy(state.events(seat, cursor))
+                cursor = len(state.log)
+                out.append(SeatDecision(number + 1, decision.kind, copy.deepcopy(state.observation(seat)),
+                                        copy.deepcopy(legal), copy.deepcopy(legal[0]), events, cover=True))
+            state.apply(legal[0])
         decision = state.to_move()
         if decision is not None and decision.seat == seat:
             # Copied now: the replay state moves on with the next step.

@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
+from arena.referee.logs import shown_line
 
 MATCHES = 3  # self-play matches: enough to interleave the games of a bot that offers it
 SEED = "check"  # fixed by default, so a report can be reproduced
@@ -77,7 +78,7 @@ class CheckReport:
             first = self.faults[0] if self.faults else None
             out.append("  stderr (last lines)" + (f" of seat {first['seat']} in game {first['game_id']}, where "
                                                    "the first fault happened:" if first else ":"))
-            out.extend("    " + line for line in self.stderr.strip().splitlines()[-15:])
+            out.extend("    " + shown_line(line) for line in self.stderr.strip().splitlines()[-15:])
         return out
 
 

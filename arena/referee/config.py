@@ -10,9 +10,6 @@ from protocol.messages import (
     Limits,
 )
 
-CUTOFF_FACTOR = 8
-
-
 DEFAULT_FAULTS_TO_DISQUALIFY = 3  # faulty games in a row that put a bot out of the rest of a match
 
 
@@ -27,6 +24,10 @@ class RefereeConfig:
     sandbox_mode: sandbox.Mode = sandbox.Mode.AUTO
     resources: sandbox.Resources = field(default_factory=sandbox.Resources)
     faults_to_disqualify: int = DEFAULT_FAULTS_TO_DISQUALIFY
-    auto_single: bool = True
+    # Every decision is asked, one with a single legal action too, and Powder Keg polls every
+    # active seat for a Veto (State.cover_hidden_skips): the referee's timing towards a bot then
+    # depends on nothing another seat hides.  False applies single actions without asking and
+    # polls only the holders of a Queen (cheaper: the benchmark measures what it costs).
+    uniform_timing: bool = True
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     concurrent: int = DEFAULT_CONCURRENT  # games of one lineup in play at once, for bots that offer as many

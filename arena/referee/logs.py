@@ -1,4 +1,4 @@
-"""How much of a bot's stderr a game keeps."""
+"""How much of a bot's stderr a game keeps, and how much of a line a report shows."""
 
 from __future__ import annotations
 
@@ -33,3 +33,15 @@ def kept_log(text: str, *, faulted: bool, spent: int) -> str:
         return text
     kept = text[-limit:]
     return f"[{len(text) - len(kept)} earlier characters not kept: {why} of the bot's stderr]\n{kept}"
+
+
+# A line of a bot's stderr as a terminal report shows it (``arena play``, ``arena check``): a bot
+# can write one line of its whole 64 KB tail, and a report is read by people.
+SHOWN_LINE_CHARS = 300
+
+
+def shown_line(line: str) -> str:
+    """One line of a bot's stderr cut for a report (the stored log keeps it whole)."""
+    if len(line) <= SHOWN_LINE_CHARS:
+        return line
+    return f"{line[:SHOWN_LINE_CHARS]}... [{len(line) - SHOWN_LINE_CHARS} more characters]"

@@ -8,6 +8,7 @@ from typing import Any
 
 from arena.games import Game, GameConfig
 from arena.referee import MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
+from arena.referee.logs import shown_line
 
 STDERR_LINES = 5  # of a faulting bot's stderr, shown under its fault
 
@@ -59,7 +60,7 @@ class PlaySummary:
                     out.append(f"    fault: {self.bots[f.seat]} (seat {f.seat}) {f.kind}: {f.message}")
                     # What the bot said last, often the traceback's last line: the quickest hint.
                     tail = (g.logs.get(f.seat) or "").rstrip().splitlines()[-STDERR_LINES:]
-                    out.extend(f"      | {line}" for line in tail)
+                    out.extend(f"      | {shown_line(line)}" for line in tail)
             out.append(f"match {i + 1} points: " + ", ".join(f"{self.bots[s]} {p}" for s, p in enumerate(match.scores)))
         out.append("")
         width = max(len("bot"), *(len(name) for name in self.bots)) + 2

@@ -11,13 +11,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import zmq
-
 from arena import sandbox
 from arena.bots.spec import BotSpec
 from arena.games import Game, GameConfig
 from arena.games.match import Match
 from arena.referee.config import RefereeConfig
+from arena.referee.link import Links
 from arena.referee.logs import kept_log
 from arena.referee.reports import GameReport, MatchPlan, MatchReport
 from arena.referee.seat import Seat
@@ -31,17 +30,16 @@ from arena.referee.workroot import (
 
 
 class Referee:
-    """Plays matches between bot programs; one instance per process (it owns a ZeroMQ context)."""
+    """Plays matches between bot programs; it owns the sockets of the bots it starts (:class:`Links`)."""
 
     def __init__(self, config: RefereeConfig | None = None) -> None:
         self.config = config or RefereeConfig()
-        self.context = zmq.Context()
+        self.links = Links()
 
     def close(self) -> None:
-        # destroy, not term: a socket left open (say, by Ctrl-C while a bot was being started)
-        # would make term() wait for it for ever.  Every socket is this thread's, so closing
-        # them here is safe.
-        self.context.destroy(linger=0)
+        # Every socket it opened, also one left open by Ctrl-C between its being made and a
+        # seat keeping it: closing never waits for a peer (what was not sent is dropped).
+        self.links.close_all()
 
     def __enter__(self) -> "Referee":
         return self
@@ -146,7 +144,7 @@ class Session:
         seats = []
         for index, key in enumerate(keys):
             if key not in self.players:
-                self.players[key] = Seat(index, key[0], self.referee.context, self.config, self.workroot)
+                self.players[key] = Seat(index, key[0], self.referee.links, self.config, self.workroot)
             seat = self.players[key]
             seat.index = index
             if seat.playing or seat.pending:  # left over by a table that ended in an error

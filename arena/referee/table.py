@@ -5,14 +5,13 @@ from __future__ import annotations
 import gc
 import logging
 import math
+import select
 import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import zmq
 
 from arena.bots.spec import BotSpec
 from arena.games import Game, GameResult, SeededChance, State
@@ -26,7 +25,8 @@ from arena.referee.seat import Seat, Pending, bot_seed
 from arena.referee.standing import FAULT, standing, step
 from protocol import messages
 from protocol.faults import FaultKind, ProtocolFault
-from protocol.transport import Channel
+from protocol.messages import Limits
+from arena.referee.link import LinkFault
 
 if TYPE_CHECKING:  # a session holds tables
     from arena.referee.session import Session
@@ -37,7 +37,8 @@ log = logging.getLogger("arena.referee")
 # Faults after which a bot can not go on: it is dead, stuck, cut off, or its answers can no longer
 # be matched to requests (stale).  It is stopped at once, and forfeits every game it plays.
 FATAL = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.DISCONNECTED, FaultKind.TOO_LARGE,
-                   FaultKind.STALE})
+                   FaultKind.STALE, FaultKind.MULTIPART, FaultKind.UNREAD})
+_READABLE = select.POLLIN | select.POLLHUP | select.POLLERR
 
 
 COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in a collateral fault's message
@@ -82,7 +83,8 @@ class GameInPlay:
     fault: list[FaultRecord | None]
     cursor: list[int]
     forced: list[list[dict[str, Any]]]
-    time_left_ms: list[int]
+    time_left_ms: list[int]  # CPU time left of each seat's game budget
+    wall_left_ms: list[int]  # wall-clock time left of it (wall_factor times the CPU budget)
     generation: list[int]  # each seat's process (its start count) that got game_start; 0: none
     starts: list[int]
     extra: list[dict[str, Any]] = field(default_factory=list)
@@ -120,7 +122,7 @@ class Table:
         self.variants = variants
         self.ended: list[MatchInPlay] = []
         self.limit = self.concurrency()
-        self.pollers: dict[tuple[int, ...], zmq.Poller] = {}
+        self.pollers: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Any, dict[int, Seat]]] = {}
         self.polled = -1  # the value of Seat.changes the pollers were made for
 
     # -- starting games -----------------------------------------------------------------------
@@ -162,10 +164,8 @@ class Table:
             seat.stop(reason="restart")
             seat.launch()
         deadline = time.monotonic() + self.config.limits.startup_ms / 1000
-        for number, seat in enumerate(fresh):
+        for seat in fresh:
             seat.handshake(deadline)
-            for earlier in fresh[:number + 1]:  # a second connection opened since its hello
-                earlier.refuse_intruder()
         self.limit = self.concurrency()
         self.welcome(seats)
 
@@ -181,11 +181,15 @@ class Table:
         index = len(match.results)
         seed = f"{run.seed}:{index}"
         n = len(self.seats)
+        state = self.game.new_game(config, SeededChance(seed))
+        if self.config.uniform_timing:
+            state.cover_hidden_skips()
         g = GameInPlay(
-            run=run, state=self.game.new_game(config, SeededChance(seed)), index=index,
+            run=run, state=state, index=index,
             game_id=ids.game_id(run.match_id, index), seed=seed, started=now_iso(), t0=time.monotonic(),
             fault=[None] * n, cursor=[0] * n, forced=[[] for _ in range(n)],
-            time_left_ms=[self.config.limits.game_ms] * n, generation=[0] * n,
+            time_left_ms=[self.config.limits.game_ms] * n, wall_left_ms=[self.config.limits.game_wall_ms] * n,
+            generation=[0] * n,
             starts=[s.starts - s.counted for s in self.seats],
         )
         for i, seat in enumerate(self.seats):
@@ -202,8 +206,8 @@ class Table:
                 seat.startup_fault = None  # reported once; the bot is started again for the next game
                 log.warning("%s (seat %d) faulted in %s: %s: %s", seat.spec.name, i, g.game_id, record.kind,
                             record.message)
-            elif seat.ready and seat.channel is not None:
-                seat.channel.send(messages.game_start(
+            elif seat.ready and seat.link is not None:
+                seat.send(messages.game_start(
                     g.game_id, index, i, config.to_json(), match.scores, bot_seed(seed, i), run.match_id))
                 g.generation[i] = seat.starts
                 seat.playing.add(g)
@@ -221,11 +225,14 @@ class Table:
         """Play ``g`` up to its next request to a bot (sent) or its end; True once it is over."""
         state = g.state
         limits = self.config.limits
-        auto_single = self.config.auto_single
+        auto_single = not self.config.uniform_timing
         while (decision := state.to_move()) is not None:
             i = decision.seat
             fault = g.fault[i]
             if fault is not None:
+                if state.covering:  # no decision of the rules: nothing to forfeit at, it only moves on
+                    state.apply(state.legal_actions()[0])
+                    continue
                 # A seat removed from the game forfeits at its first decision (the engine's rule).
                 state.forfeit(i, fault.kind)
                 g.extra.append({"fault": fault.kind})
@@ -237,14 +244,15 @@ class Table:
                 g.extra.append({"auto": True})
                 continue
             seat = self.seats[i]
-            if g.time_left_ms[i] <= 0:
+            if g.time_left_ms[i] <= 0 or g.wall_left_ms[i] <= 0:
                 # Its last answer came as its game time ran out (a deadline is kept to the
                 # millisecond): no time is left to ask it anything, so it forfeits now, as any
                 # fault does, but not as a fatal one: it is waiting, not thinking.
-                fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
-                self.forfeit(seat, g, i, len(state.decisions), fault, fatal=False)
+                self.forfeit(seat, g, i, len(state.decisions), _game_time_fault(limits, g.time_left_ms[i] <= 0),
+                             fatal=False)
                 continue
             deadline_ms = min(limits.decision_ms, g.time_left_ms[i])
+            wall_ms = min(limits.decision_wall_ms, g.wall_left_ms[i])
             seat.next_id += 1
             request = {
                 "type": "request",
@@ -257,10 +265,11 @@ class Table:
                 "legal": legal,
                 "time_left_ms": g.time_left_ms[i],
                 "deadline_ms": deadline_ms,
+                "wall_ms": wall_ms,
             }
             g.cursor[i] = len(state.log)
             g.forced[i] = []
-            pending = Pending(seat.next_id, g, i, legal, 0.0, deadline_ms, len(state.decisions))
+            pending = Pending(seat.next_id, g, i, legal, 0.0, deadline_ms, wall_ms, len(state.decisions))
             seat.pending[pending.request_id] = g.asked = pending
             seat.outbox.append((request, pending))
             return False
@@ -274,57 +283,76 @@ class Table:
             if not outbox:
                 continue
             seat.outbox = []
+            reading = seat.cpu_now()  # before the request goes: the bot's work on it is all counted
             sent = time.monotonic()
             for _, pending in outbox:
                 pending.sent = sent
-            channel = seat.channel
-            if channel is not None and seat.batch and len(outbox) > 1:
-                ok = channel.send(messages.requests(request for request, _ in outbox))
+            seat.start_clock(sent, reading)
+            if seat.batch and len(outbox) > 1:
+                ok = seat.send(messages.requests(request for request, _ in outbox))
             else:
-                ok = channel is not None and all(channel.send(request) for request, _ in outbox)
+                ok = all(seat.send(request) for request, _ in outbox)
             if not ok and seat.pending:  # no peer: it died or closed its socket
                 # Charged, like any silence, to the oldest request it owes (what it was working on).
                 self.fault(seat, next(iter(seat.pending.values())), seat._silence_fault("when the referee sent it a request"))
 
     def collect(self) -> None:
-        """Wait until an answer comes or a deadline passes; apply every answer that came."""
+        """Wait until an answer comes or a limit may have passed; apply every answer that came,
+        and time out the requests whose limit passed: a request's wall-clock limit runs from when
+        it was sent, its CPU allowance from when its clock started (see :meth:`Seat.start_clock`).
+        A bot's CPU time is looked at only as often as it could have used up its allowance."""
         waiting = [seat for seat in self.seats if seat.pending]
-        due = min(seat.due(p) for seat in waiting for p in seat.pending.values())
-        poller = self._poller(waiting)
-        self.read(dict(poller.poll(max(0, math.ceil((due - time.monotonic()) * 1000)))))
-        if time.monotonic() < due:
+        wake = min(min(p.sent + p.wall_ms / 1000 for p in seat.pending.values()) for seat in waiting)
+        wake = min(wake, *(seat.check_at for seat in waiting))
+        poller, owners = self._poller(waiting)
+        ready = poller.poll(max(0, math.ceil((wake - time.monotonic()) * 1000)))
+        polled = time.monotonic()  # from here the referee is busy, and sees no frame come
+        self.read(ready, owners, polled)
+        if time.monotonic() < wake:
             return
         # Reading a frame can take the referee a while (a large one, or one it must check answer
         # by answer): an answer that came meanwhile is read before anyone is charged with a
-        # timeout, so that one bot's frame can never cost another bot its game.
-        self.read(dict(poller.poll(0)))
+        # timeout, and counts as come when the referee stopped watching, so that one bot's frame
+        # can never cost another bot its game.
+        poller, owners = self._poller([seat for seat in self.seats if seat.pending])
+        self.read(poller.poll(0), owners, polled)
         now = time.monotonic()
         limits = self.config.limits
         for seat in waiting:
             for p in list(seat.pending.values()):
-                if seat.pending.get(p.request_id) is p and now >= seat.due(p):
-                    fault = seat._silence_fault(f"while the referee waited up to {p.deadline_ms} ms for its answer")
-                    if fault.kind == FaultKind.TIMEOUT and p.deadline_ms < limits.decision_ms:
-                        fault = ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms for the game")
+                if seat.pending.get(p.request_id) is p and now >= p.sent + p.wall_ms / 1000:
+                    fault = seat._silence_fault(f"within the {p.wall_ms} ms of wall-clock time a decision may take")
+                    if fault.kind == FaultKind.TIMEOUT and p.wall_ms < limits.decision_wall_ms:
+                        fault = _game_time_fault(limits, cpu=False)
                     self.fault(seat, p, fault)
+            if seat.pending and now >= seat.check_at:
+                reading = seat.cpu_now()
+                used_ns = reading - seat.cpu_start
+                over = [p for p in seat.pending.values() if used_ns >= p.deadline_ms * 1_000_000]
+                for p in over:
+                    if seat.pending.get(p.request_id) is p:
+                        self.fault(seat, p, _cpu_fault(limits, p, used_ns))
+                if seat.pending:
+                    if seat.clock is not None:
+                        seat.clock.refresh()  # a process it started to think in counts from now on
+                    seat.schedule_check(now, reading)
 
-    def read(self, ready: dict[Any, int]) -> None:
-        """Apply the answers a poll found, and act on the connection events it found: a bot whose
-        connection dropped while it owed an answer, or that opened a second one, is cut off."""
-        for seat in self.seats:
-            channel = seat.channel
-            if channel is None:
-                continue
-            watched = channel.watched
-            if seat.pending and watched[0] in ready:
-                self.drain(seat, channel)
-                if seat.channel is not channel:  # a fault in its answers stopped it
-                    continue
-            if len(watched) < 2:
-                continue
-            dropped = watched[1] in ready and channel.note_drop()
-            if channel.intruded or (dropped and seat.pending):
-                self.cut_off(seat)
+    def read(self, ready: list[tuple[int, int]], seats: dict[int, Seat], polled: float) -> None:
+        """Apply the answers a poll found (``ready``: its descriptors and events; ``seats``: whose
+        they are; ``polled``: when it returned, the nearest the referee knows to when they came),
+        and give the sockets that can take it the output waiting for them.  A bot whose
+        connection dropped while it owed an answer is cut off."""
+        for fd, events in ready:
+            seat = seats.get(fd)
+            link = seat.link if seat is not None else None
+            if link is None or link.fileno() != fd:
+                continue  # stopped (or restarted) by an earlier fault in this poll
+            if events & select.POLLOUT:
+                link.flush()
+            if seat.pending and events & _READABLE:
+                self.drain(seat, polled)
+                if seat.link is link and link.dropped and seat.pending:
+                    self.cut_off(seat)
 
     def cut_off(self, seat: Seat) -> None:
         """``seat``'s bot forfeits, fatally: charged to the request it owes, else to a game it plays
@@ -337,44 +365,71 @@ class Table:
             self.forfeit(seat, g, seat.index, len(g.state.decisions), seat._silence_fault("while it owed no answer"),
                          fatal=True)
 
-    def drain(self, seat: Seat, channel: Channel) -> None:
-        """Apply every answer ``seat`` has queued.  A frame's time runs from when the oldest
-        request it answers started (see :meth:`Seat.due`) and is shared equally by its answers."""
-        while seat.pending and seat.channel is channel:
-            frame = channel.recv_nowait()
+    def drain(self, seat: Seat, arrived: float) -> None:
+        """Apply every answer ``seat`` has sent so far (it came by ``arrived``, monotonic).
+
+        A frame's CPU time (and wall-clock time, for the game's budget) runs from when the clock
+        of the requests it answers started (see :meth:`Seat.start_clock`) and is shared equally by
+        its answers; an answer over its wall-clock limit, or whose frame used more CPU time than
+        its allowance, is a ``timeout``.  A frame the link refuses (multi-part, oversized, not
+        ZMTP) is charged to the oldest request, and stops the bot: nothing after it can be read."""
+        link = seat.link
+        limits = self.config.limits
+        while seat.pending and seat.link is link and link is not None:
+            try:
+                frame = link.recv()
+            except LinkFault as fault:
+                self.fault(seat, next(iter(seat.pending.values())), fault)
+                return
             if frame is None:
                 return
-            now = time.monotonic()
+            reading = seat.cpu_now()
             answers = seat.answers(frame)
-            started = max(min(p.sent for p, _ in answers), seat.last_frame)
-            seat.last_frame = now
-            elapsed = (now - started) * 1000 / len(answers)
+            used_ns = reading - seat.cpu_start
+            cpu_ms = used_ns / 1e6 / len(answers)
+            wall_ms = max(0.0, arrived - seat.clock_start) * 1000 / len(answers)
+            seat.start_clock(max(arrived, seat.clock_start), reading)  # for the requests it still owes
             for p, action in answers:
+                if not isinstance(action, ProtocolFault):
+                    if arrived > p.sent + p.wall_ms / 1000:
+                        action = _late_fault(limits, p, arrived)
+                    elif used_ns > p.deadline_ms * 1_000_000:
+                        action = _cpu_fault(limits, p, used_ns)
                 if isinstance(action, ProtocolFault):
                     self.fault(seat, p, action)
+                    if seat.link is not link:
+                        return  # the fault stopped it, and its other games with it
                     continue
                 g = p.game
-                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(elapsed + 0.5))
+                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(cpu_ms + 0.5))
+                g.wall_left_ms[p.seat] = max(0, g.wall_left_ms[p.seat] - int(wall_ms + 0.5))
+                cover = g.state.covering  # asked and timed like any decision, but none of the record's
                 g.state.apply(action)
-                g.extra.append({"ms": round(elapsed, 2)})
+                if not cover:
+                    g.extra.append({"ms": round(cpu_ms, 2)})
                 g.asked = None
 
-    def _poller(self, waiting: list[Seat]) -> zmq.Poller:
-        """A poller of the bots that owe an answer (a frame from another one waits to be read)
-        and of every bot's connection events, one per set of such bots, made once (until a bot
-        is restarted)."""
+    def _poller(self, waiting: list[Seat]) -> tuple[Any, dict[int, Seat]]:
+        """A poll of the bots that owe an answer (for reading: a frame from another one waits to be
+        read) and of those with output waiting (for writing), and whose descriptor is whose; one
+        per such set of bots, made once (until a bot is restarted)."""
         if Seat.changes != self.polled:
             self.pollers.clear()
             self.polled = Seat.changes
-        key = tuple(seat.index for seat in waiting)
-        poller = self.pollers.get(key)
-        if poller is None:
-            poller = self.pollers[key] = zmq.Poller()
+        writing = tuple(seat.index for seat in self.seats if seat.link is not None and seat.link.writing)
+        key = (tuple(seat.index for seat in waiting), writing)
+        made = self.pollers.get(key)
+        if made is None:
+            poller, owners = select.poll(), {}
             for seat in self.seats:
-                if seat.channel is not None:  # of a bot owing nothing, only its connections
-                    for socket in seat.channel.watched if seat in waiting else seat.channel.watched[1:]:
-                        poller.register(socket, zmq.POLLIN)
-        return poller
+                if seat.link is None:
+                    continue
+                events = (_READABLE if seat in waiting else 0) | (select.POLLOUT if seat.index in writing else 0)
+                if events:
+                    poller.register(seat.link.fileno(), events)
+                    owners[seat.link.fileno()] = seat
+            made = self.pollers[key] = (poller, owners)
+        return made
 
     # -- faults -------------------------------------------------------------------------------
 
@@ -383,15 +438,19 @@ class Table:
         timeout, ...) is stopped at once and forfeits every other game it plays; a bot that
         only sent a bad answer plays its other games to the end and is restarted after them."""
         seat.pending.pop(pending.request_id, None)
-        self.forfeit(seat, pending.game, pending.seat, pending.number, fault, fatal=fault.kind in FATAL)
+        fatal = fault.kind in FATAL or isinstance(fault, LinkFault)
+        self.forfeit(seat, pending.game, pending.seat, pending.number, fault, fatal=fatal)
 
     def forfeit(self, seat: Seat, g: GameInPlay, i: int, number: int, fault: ProtocolFault, *, fatal: bool) -> None:
         """Seat ``i`` forfeits ``g`` for ``fault`` (the bot is told).  ``fatal``: the bot can not
         go on (it may still be thinking): it is stopped now and forfeits its other games too;
-        else it plays them to their end and is restarted after them (at once if it has none)."""
-        self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
-        if seat.channel is not None:
-            seat.channel.send(messages.error(fault.kind, fault.fault.message))
+        else it plays them to their end and is restarted after them (at once if it has none).
+        A game the seat already forfeited keeps its first fault (one frame can break the rules
+        twice for one game: a bad answer to a request, then an answer too many), but the bot is
+        told, and stopped if this fault is fatal."""
+        if g.fault[i] is None:
+            self.remove(g, i, seat, fault.kind.value, fault.fault.message, number)
+        seat.send(messages.error(fault.kind, fault.fault.message))
         if fatal or not seat.playing:
             others = list(seat.playing)
             g.logs[i] = g.logs.get(i, "") + seat.stop(reason="fault")
@@ -421,9 +480,9 @@ class Table:
         for i, seat in enumerate(self.seats):
             seat.playing.discard(g)
             fault = g.fault[i]
-            if seat.ready and seat.channel is not None and g.generation[i] == seat.starts:
+            if seat.ready and seat.link is not None and g.generation[i] == seat.starts:
                 own = None if fault is None or fault.kind == FaultKind.DISQUALIFIED.value else fault
-                seat.channel.send(messages.game_over(
+                seat.send(messages.game_over(
                     g.game_id, result.to_json(), state.events(i, g.cursor[i]), g.forced[i],
                     None if own is None else own.fault,
                 ))
@@ -443,6 +502,10 @@ class Table:
         record["faults"] = [f.to_json() for f in g.faults]
         record["logs"] = {str(k): v for k, v in g.logs.items() if v}
         record["starts"] = g.starts
+        if self.config.uniform_timing:
+            # Its bots were also asked cover decisions, which the decisions do not list (see
+            # State.cover_hidden_skips): a seat's view of the game (arena replay --seat) shows them.
+            record["covers"] = True
         report = GameReport(
             index=g.index, game_id=g.game_id, record=record, faults=g.faults, logs=g.logs,
             started=g.started, finished=now_iso(), duration_ms=int((time.monotonic() - g.t0) * 1000),
@@ -459,8 +522,8 @@ class Table:
 
     def end_match(self, run: MatchInPlay) -> None:
         for seat in self.seats:
-            if seat.ready and seat.channel is not None:
-                seat.channel.send(messages.match_over(run.match.scores, run.match.winner, run.match_id))
+            if seat.ready and seat.link is not None:
+                seat.send(messages.match_over(run.match.scores, run.match.winner, run.match_id))
         self.ended.append(run)
 
     def match_report(self, run: MatchInPlay) -> MatchReport:
@@ -475,6 +538,30 @@ class Table:
             concurrent=[s.concurrent for s in self.seats],
             batch=[s.batch for s in self.seats],
         )
+
+
+def _late_fault(limits: Limits, p: Pending, arrived: float) -> ProtocolFault:
+    """A ``timeout`` for an answer that came after its request's wall-clock limit."""
+    if p.wall_ms < limits.decision_wall_ms:
+        return _game_time_fault(limits, cpu=False)
+    return ProtocolFault(FaultKind.TIMEOUT, f"the bot answered {(arrived - p.sent) * 1000:.0f} ms after the request, "
+                                            f"over the {p.wall_ms} ms of wall-clock time a decision may take")
+
+
+def _cpu_fault(limits: Limits, p: Pending, used_ns: int) -> ProtocolFault:
+    """A ``timeout`` for a decision that used more CPU time than it may."""
+    if p.deadline_ms < limits.decision_ms:
+        return _game_time_fault(limits, cpu=True)
+    return ProtocolFault(FaultKind.TIMEOUT, f"the bot used {used_ns / 1e6:.0f} ms of CPU time on a decision "
+                                            f"without answering in time (it may use {p.deadline_ms} ms)")
+
+
+def _game_time_fault(limits: Limits, cpu: bool) -> ProtocolFault:
+    """A ``timeout`` for a bot whose game budget ran out: its CPU time, or its wall-clock time."""
+    if cpu:
+        return ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_ms} ms of CPU time for the game")
+    return ProtocolFault(FaultKind.TIMEOUT, f"the bot used up its {limits.game_wall_ms} ms of wall-clock time for "
+                                            "the game")
 
 
 def result_of(report: GameReport) -> GameResult:

@@ -5,6 +5,11 @@ format's own (``games`` for a round-robin, ``rounds`` and ``min_seats`` for a Sw
 format, read between the two.  :func:`parse_tournament` is a loop over them; the example at the
 end of this docstring is made from them too (a field in a comment may be left out: the value
 shown is its default, or an example).
+
+``[time]``: ``decision`` and ``game`` are CPU time, the time the bot's processes used between a
+request and its answer, so that a bot on a loaded machine is not charged for time it did not get;
+``wall_factor`` (1-100, default 5) times each is the wall-clock limit, from the request, that still
+bounds a bot that waits or sleeps (protocol/README.md, "Time limits").
 """
 
 from __future__ import annotations
@@ -38,7 +43,15 @@ from arena.tournament.formats import MAX_SEATS, MIN_SEATS
 from arena.tournament.formats import REGISTRY as FORMATS
 from arena.tournament.formats import Format
 from arena.tournament.spec import BotEntry, TournamentSpec
-from protocol.messages import MAX_CONCURRENT, MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS, Limits
+from protocol.messages import (
+    DEFAULT_WALL_FACTOR,
+    MAX_CONCURRENT,
+    MAX_DECISION_MS,
+    MAX_GAME_MS,
+    MAX_STARTUP_MS,
+    MAX_WALL_FACTOR,
+    Limits,
+)
 
 __all__ = ["BotEntry", "TournamentSpec", "comparable", "load_tournament", "parse_tournament"]
 
@@ -92,6 +105,13 @@ def _bot_names(value: Any, game: Game, seats: Any) -> Any:
     return value
 
 
+def _clocks(value: Any, game: Game, seats: Any) -> Any:
+    """A tournament stored before ``wall_factor`` existed played with its default."""
+    if isinstance(value, dict):
+        return {"wall_factor": DEFAULT_WALL_FACTOR, **value}
+    return value
+
+
 def _resources(value: Any, game: Game, seats: Any) -> Any:
     if isinstance(value, dict):
         return {"mode": Mode.AUTO.value, **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
@@ -122,11 +142,23 @@ TAIL: tuple[Field, ...] = (
     Field("variants", Words("variant names"), 'variants of the game, e.g. ["short-hands"] for powder-keg', default=(),
           check=_variants_playable, compare=lambda value, game, seats: sorted(value) if isinstance(value, list) else value),
     Field("seed", Seed(), "every deal and seat draw follows from it", default="0", example="2026"),
+    # decision and game are CPU time (the bot's processes'), so that a bot on a loaded machine is
+    # not charged for time it did not get; wall_factor times each bounds it in wall-clock time
+    # from the request, for a bot that waits or sleeps (protocol/README.md, "Time limits").
+    # wall_factor has no default here: kept in the spec only when given, so that a tournament
+    # stored before it existed still resumes.
     Field("time", Table((
-        Field("decision", Whole(1, MAX_DECISION_MS), "a bot's time for one decision", default=Limits().decision_ms),
-        Field("game", Whole(1, MAX_GAME_MS), "a bot's time for one game", default=Limits().game_ms),
-        Field("startup", Whole(1, MAX_STARTUP_MS), "a bot's time to start and say hello", default=Limits().startup_ms),
-    ), "a table with decision, game and startup (milliseconds)"), "milliseconds; the protocol's own defaults"),
+        Field("decision", Whole(1, MAX_DECISION_MS), "a bot's CPU time for one decision",
+              default=Limits().decision_ms),
+        Field("game", Whole(1, MAX_GAME_MS), "a bot's CPU time for one game, its decisions together",
+              default=Limits().game_ms),
+        Field("startup", Whole(1, MAX_STARTUP_MS), "wall-clock time from a bot's start to its hello",
+              default=Limits().startup_ms),
+        Field("wall_factor", Whole(1, MAX_WALL_FACTOR), "wall-clock limits: wall_factor x decision from each "
+              f"request, wall_factor x game a game; by default {DEFAULT_WALL_FACTOR}",
+              example=str(DEFAULT_WALL_FACTOR)),
+    ), "a table with decision, game, startup (milliseconds) and wall_factor"),
+        "milliseconds; the protocol's own defaults", compare=_clocks),
     Field("sandbox", Table((
         Field("mode", OneOf(tuple(m.value for m in Mode)), "how much sandbox a bot must get", default=Mode.AUTO.value),
         *(Field(key, Whole(1, high), help, example=str(_default(Resources, key))) for key, high, help in (

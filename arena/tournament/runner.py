@@ -40,7 +40,7 @@ from arena.storage import GameRow, Store, content_sha256, seat_results
 from arena.tournament.file import RUN_ONLY_FIELDS, comparable  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
-from protocol.messages import Limits
+from protocol.messages import DEFAULT_WALL_FACTOR, Limits
 
 log = logging.getLogger("arena.tournament")
 
@@ -76,7 +76,8 @@ class TournamentOutcome:
 def referee_config(spec: TournamentSpec) -> RefereeConfig:
     sandbox = dict(spec.sandbox)
     mode = sandbox.pop("mode", "auto")
-    limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"])
+    limits = Limits(decision_ms=spec.time["decision"], game_ms=spec.time["game"], startup_ms=spec.time["startup"],
+                    wall_factor=spec.time.get("wall_factor", DEFAULT_WALL_FACTOR))
     return RefereeConfig(limits=limits, sandbox_mode=mode, resources=Resources(**sandbox),
                          concurrent=spec.concurrent, faults_to_disqualify=spec.faults_to_disqualify)
 

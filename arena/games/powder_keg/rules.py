@@ -12,7 +12,8 @@ Kings and ``min(2, 6-n)`` buckets are shuffled into the draw pile (KE2); the oth
 the game (public).
 Observation (B.5): public table state (active seats, current player, T, D, pile size and Kings in it, the whole
 discard pile, hand sizes, cards out of the game, the open veto chain, pending favour, reinsertion range,
-takeable types) plus one's own hand.  Never the pile order, other hands, or who was polled for a Veto.
+takeable types) plus one's own hand.  Never the pile order, other hands, or who was polled for a Veto (a
+referee that asks cover polls, ``cover_hidden_skips``, polls every active seat: its timing tells it no more).
 Scoring (R19, R20): the last active player wins the game and scores 1 point; places follow the elimination
 order (eliminated later = better); forfeited seats rank last.  A match to ``points`` is arena.games.match.
 """
@@ -119,6 +120,7 @@ _GIVE_CACHE: dict[int, list[Action]] = {}  # bitmask of held types -> GIVE actio
 _TAKE_CACHE: dict[int, list[Action]] = {}  # bitmask of types in the discard pile -> TAKE actions
 _INSERT_LIST = [[INSERT[p] for p in range(size + 1)] for size in range(MAX_PILE + 1)]
 _VETO_LIST = [VETO, PASS]
+_PASS_LIST = [PASS]  # a cover poll of a seat without a Queen (cover_hidden_skips)
 _COMBO_MASK = [(c, sum(1 << t for t in c)) for c in FIVE_COMBOS]
 
 
@@ -190,7 +192,7 @@ class KegState(State):
         "config", "chance", "log", "decisions", "n", "five", "simpler", "max_decisions", "starter", "removed",
         "active", "active_mask", "n_active", "hands", "sizes", "pile", "discard", "dcount", "cur", "T", "D",
         "kind", "seat", "chain", "vetoes", "poll_last", "poll_pos", "favour_target", "eliminated", "forfeits",
-        "n_decisions", "capped", "reason", "_legal", "total", "base_decisions",
+        "n_decisions", "capped", "reason", "_legal", "total", "base_decisions", "cover", "covered",
     )
 
     # --- construction -------------------------------------------------------------------------------------
@@ -234,6 +236,8 @@ class KegState(State):
         self._legal: list[Action] | None = None
         self.total = 54  # cards in play or out of the game (a position may use fewer)
         self.base_decisions = 0  # decisions made before a position set up by from_position
+        self.cover = False  # also stop at the Veto poll of a seat without a Queen (cover_hidden_skips)
+        self.covered = False  # the pending KD2 is such a cover
 
     @classmethod
     def new(cls, config: GameConfig, chance: Chance) -> "KegState":
@@ -361,7 +365,8 @@ class KegState(State):
         assert self.pile.count(K) == self.n_active - 1 - waiting, "R21"
         assert (self.chain is not None) == (kind == KD2)
         if kind == KD2:
-            assert self.hands[self.seat][Q] > 0 and 1 <= self.poll_pos <= n
+            assert (self.hands[self.seat][Q] > 0) != self.covered and 1 <= self.poll_pos <= n
+            assert self.cover or not self.covered
         elif kind == KD3:
             assert self.seat == self.favour_target and self.sizes[self.seat] > 0
         else:
@@ -384,7 +389,7 @@ class KegState(State):
         if kind == KD1:
             legal = self._kd1_legal()
         elif kind == KD2:
-            legal = _VETO_LIST
+            legal = _PASS_LIST if self.covered else _VETO_LIST
         elif kind == KD3:
             legal = _type_list(_GIVE_CACHE, GIVE, self._mask(self.hands[self.seat]))
         elif kind == KD4:
@@ -458,6 +463,15 @@ class KegState(State):
             else:
                 raise IllegalAction(f"{action!r} is not legal now")
         elif kind == KD2:
+            if self.covered:
+                # A cover, no decision of the rules: nothing is recorded or counted (see cover_hidden_skips).
+                if op != OP_PASS:
+                    raise IllegalAction(f"{action!r} is not legal now")
+                self.covered = False
+                self._legal = None
+                self.poll_pos += 1
+                self._poll()
+                return
             if op == OP_PASS:
                 self.decisions.append((seat, canon))
                 self._legal = None
@@ -498,6 +512,8 @@ class KegState(State):
         kind = self.kind
         if not kind:
             raise GameError("the game is over")
+        if self.covered:
+            raise GameError("a cover poll is no decision of the rules: its seat can not forfeit at it")
         if seat != self.seat:
             raise GameError(f"seat {seat} is not the seat to decide now")
         self._legal = None
@@ -578,6 +594,15 @@ class KegState(State):
             forfeits=tuple(self.forfeits),
             reason=self.reason,
         )
+
+    def cover_hidden_skips(self) -> None:
+        """Poll every active seat for a Veto, one without a Queen with ``pass`` as its only action
+        (see :meth:`State.cover_hidden_skips`).  Call it before the first decision."""
+        self.cover = True
+
+    @property
+    def covering(self) -> bool:
+        return self.covered
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may see now: the whitelist of B.5.  Every list and dict in it is new."""
@@ -768,9 +793,10 @@ class KegState(State):
         active = self.active
         while pos <= n:
             q = (last + pos) % n
-            if active[q] and hands[q][Q]:
+            if active[q] and (hands[q][Q] or self.cover):
                 self.poll_pos = pos
                 self.kind, self.seat = KD2, q
+                self.covered = not hands[q][Q]
                 return
             pos += 1
         self._close_window()
