@@ -75,7 +75,7 @@ def frames(record: dict[str, Any]) -> dict[str, Any]:
     hidden = {i: [redact(e, s) for s in range(players)] for i, e in enumerate(events) if "private" in e}
     seats = []
     for s in range(players):
-        mine = {}
+        mine: dict[str, list[dict[str, Any]]] = {}
         for d in seat_decisions(game, record, s):
             entry = d.to_json()
             # The observation a seat was sent is its frame's public table and its hand (checked
@@ -83,7 +83,9 @@ def frames(record: dict[str, Any]) -> dict[str, Any]:
             # not asked was shown nothing.
             if not d.asked or _same(d.observation, seat_view(out[d.number], s)):
                 entry["observation"] = None
-            mine[str(d.number)] = entry
+            # A cover decision (a Veto poll of a seat without a Queen, asked so that no seat's
+            # timing tells what it holds) carries the number of the recorded one that follows.
+            mine.setdefault(str(d.number), []).append(entry)
         seats.append(mine)
     return {
         "game": record["game"],

@@ -221,10 +221,10 @@
     }
     const req = $("request");
     req.replaceChildren();
-    if (seat !== null && f.to_move && f.to_move.seat === seat) {
-      const sd = data.seat_decisions[seat][String(index)];
-      if (sd) {
-        req.appendChild(el("h4", "", "What " + name(seat) + " was shown at decision " + sd.number + " (" + sd.decision + ")"));
+    if (seat !== null) {  // its decision here, and any cover poll it was asked before it
+      for (const sd of data.seat_decisions[seat][String(index)] || []) {
+        req.appendChild(el("h4", "", (sd.cover ? "A cover poll " + name(seat) + " was asked before decision " :
+          "What " + name(seat) + " was shown at decision ") + sd.number + " (" + sd.decision + ")"));
         if (!sd.asked) {
           req.appendChild(el("p", "muted", sd.action.type === "forfeit" ? "not asked: it forfeited" :
             "not asked: its one legal action was applied (it learns it from its next request)"));
@@ -249,7 +249,7 @@
           obs.appendChild(el("pre", "", JSON.stringify(shown, null, 1)));
           req.appendChild(obs);
         }
-        req.appendChild(el("p", "answer", "answered: " + describe(sd.action, []) + (sd.ms !== null ? " in " + sd.ms + " ms" : "") +
+        req.appendChild(el("p", "answer", "answered: " + describe(sd.action, []) + (sd.ms !== null && sd.ms !== undefined ? " in " + sd.ms + " ms" : "") +
           (sd.fault ? " · fault: " + sd.fault : "")));
       }
     }
