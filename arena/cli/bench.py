@@ -14,7 +14,7 @@ from arena.errors import UsageError
 def bench(
     quick: Annotated[bool, typer.Option(help="Fewer repetitions and a shorter memory run (a smoke check).")] = False,
     sandbox: Sandbox = "auto",
-    memory_games: Annotated[int, typer.Option(min=200, help="Games of the long run of the memory benchmark.")] = 5000,
+    memory_games: Annotated[int, typer.Option(min=200, max=10_000_000, help="Games of the long run of the memory benchmark.")] = 5000,
     part: Annotated[Optional[list[str]], typer.Option(help="Only these parts: engines, pipe, referee, cpu, floor, harness, memory (repeatable).")] = None,
     pin: Annotated[bool, typer.Option(help="Run the round trips on one CPU, as tournament workers do (--no-pin: let the OS place them).")] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,

@@ -17,7 +17,9 @@ from arena.cli.options import (
     GAMES,
     Format,
     Json,
+    Limit,
     ReadDb,
+    Round,
     TournamentFilter,
     check_filters,
     game_filter,
@@ -105,11 +107,11 @@ def games(
     bot: Annotated[Optional[list[str]], typer.Option(
         "--bot", "-b", help="Only games this bot played (repeatable: all of them at the table).")] = None,
     game: Annotated[Optional[str], typer.Option("--game", "-g", help=f"Only games of this game ({GAMES}).")] = None,
-    round: Annotated[Optional[int], typer.Option("--round", "-r", min=1, help="Only games of this round.")] = None,
+    round: Round = None,
     faults: Annotated[bool, typer.Option("--faults", help="Only games with a fault.")] = False,
     per_seat: Annotated[bool, typer.Option("--per-seat", help="One row per seat of each game (bot, place, "
                                            "forfeit, faults), e.g. for a spreadsheet with --format csv.")] = False,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many games (newest first).")] = 50,
+    limit: Limit = 50,
     db: ReadDb = DEFAULT_DB,
     fmt: Format = None,
     json_out: Json = False,

@@ -36,13 +36,24 @@ if TYPE_CHECKING:
     from arena.tournament.spec import TournamentSpec
 
 GAMES = ", ".join(REGISTRY)
+MAX_POINTS = 1000  # points that end a match: a series longer than anyone plays
 
 # -- the game -------------------------------------------------------------------------------
 
 GameArg = Annotated[str, typer.Argument(help=f"Game to play ({GAMES}).")]
 BotGame = Annotated[str, typer.Option("--game", "-g", help=f"Game the bot plays ({GAMES}).")]
 Variants = Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="A variant switch (repeatable).")]
-Points = Annotated[Optional[int], typer.Option(min=1, help="Points that end a match (Powder Keg default 3).")]
+Points = Annotated[Optional[int], typer.Option(min=1, max=MAX_POINTS, help="Points that end a match (Powder Keg default 3).")]
+
+# -- counts: every int a user types is bounded here, so that a huge one is a bad argument and not
+# a traceback later (SQLite holds 64-bit ints; a fork per worker is not free) --------------------
+
+MAX_COUNT = 1_000_000_000  # games listed, rounds, matches: more than any database or run holds
+MAX_WORKERS = 256  # matches played at once on one machine (or a cluster's worker count)
+Limit = Annotated[int, typer.Option(min=1, max=MAX_COUNT, help="At most this many games (newest first).")]
+Round = Annotated[Optional[int], typer.Option("--round", "-r", min=1, max=MAX_COUNT, help="Only games of this round.")]
+Workers = Annotated[int, typer.Option("--workers", "-w", min=1, max=MAX_WORKERS,
+                                      help=f"Matches played in parallel (1-{MAX_WORKERS}; never more than there are jobs).")]
 
 # -- playing bot programs: the sandbox and the time limits, whose defaults are the protocol's --
 

@@ -11,6 +11,7 @@ import typer
 from arena.cli.jsonio import write_records
 from arena.cli.options import (
     LIMITS,
+    MAX_COUNT,
     BotGame,
     DecisionMs,
     GameArg,
@@ -32,7 +33,7 @@ from arena.errors import ConfigError, UsageError
 def selfplay(
     game: GameArg,
     players: Annotated[int, typer.Option("--players", "-n", help="Seats at the table.")] = 4,
-    matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, help="Matches to play: each a series of games to --points (a Reactor match is one game unless --points says more). --games is the old spelling.")] = 1,
+    matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, max=MAX_COUNT, help="Matches to play: each a series of games to --points (a Reactor match is one game unless --points says more). --games is the old spelling.")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed; the same arguments give the same file, byte for byte.")] = "0",
     variant: Variants = None,
     bot: Annotated[Optional[list[str]], typer.Option(help="Built-in bot: random, heuristic or strong (or the reference policies tuned for Reactor, counting for Powder Keg; repeat to fill seats in turn).")] = None,
@@ -60,7 +61,7 @@ def selfplay(
 def play(
     game: GameArg,
     bots: Annotated[list[str], typer.Argument(help="Two or more bots: a path to a script (.py, .js) or a command line.")],
-    matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, help="Matches to play (a Powder Keg match is a series of games to --points). --games is the old spelling.")] = 1,
+    matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, max=MAX_COUNT, help="Matches to play (a Powder Keg match is a series of games to --points). --games is the old spelling.")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed of the deals.")] = "0",
     variant: Variants = None,
     points: Points = None,
@@ -108,7 +109,7 @@ def check(
     """
     from arena.referee.check import check_bot
 
-    game_obj, _ = game_config(game, players or 2, None, None)
+    game_obj, _ = game_config(game, 2 if players is None else players, None, None)  # --players 0 is no default
     report = check_bot(bot_specs([bot])[0], game_obj.name, players=players, seed=seed, matches=matches,
                        config=referee_config(sandbox, decision_ms, game_ms, startup_ms))
     echo_report(report, json_out)

@@ -19,6 +19,8 @@ from arena.execution import Executor, affinity
 from arena.execution.events import Event
 from arena.execution.jobs import PlayConfig, Player, Task
 from arena.execution.ledger import Ledger
+from arena.referee.workroot import remove_workroots_of
+from arena import sandbox
 from arena.sandbox import stop_all as stop_all_bots
 
 
@@ -199,9 +201,12 @@ class LocalExecutor(Executor):
 
     def _pool(self, pending: Iterable[list[Task]], ledger: Ledger) -> None:
         context = multiprocessing.get_context("fork")
-        cpus = affinity.worker_cpus(self.workers)
-        numbers = itertools.count()
+        # Never more workers than jobs: --workers 40 for two matches forked 40 processes.
         jobs = iter(pending)
+        head = list(itertools.islice(jobs, self.workers))
+        jobs = itertools.chain(head, jobs)
+        cpus = affinity.worker_cpus(len(head))
+        numbers = itertools.count()
         retry: list[tuple[int, list[Task]]] = []  # jobs a dead worker had been sent but had not started
 
         def next_job(worker: _Worker) -> None:
@@ -213,6 +218,7 @@ class LocalExecutor(Executor):
                 worker.give(number, job)
 
         pool = [_Worker(context, cpu, (self.play,)) for cpu in cpus]
+        started = {w.process.pid for w in pool}  # every worker's, replacements too: see the finally
         try:
             for worker in pool:
                 next_job(worker)
@@ -227,6 +233,7 @@ class LocalExecutor(Executor):
                     if worker.held and not worker.process.is_alive():
                         retry.extend(worker.give_up(ledger))
                         replacement = pool[pool.index(worker)] = _Worker(context, worker.cpu, (self.play,))
+                        started.add(replacement.process.pid)
                         next_job(replacement)
                         next_job(replacement)
         except BaseException:
@@ -239,3 +246,10 @@ class LocalExecutor(Executor):
         finally:
             for worker in pool:
                 worker.stop()
+            # The workers have ended: what one of them left (stopped as its referee started, or
+            # killed after 5 s) would stay until a later run's referee swept it: its socket
+            # folder, and its bots (stopped here as that sweep stops them) with their folders.
+            remove_workroots_of(started)
+            sandbox.reap_orphans()
+            sandbox.reap_stale_groups()
+            sandbox.remove_stale_workdirs()

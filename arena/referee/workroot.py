@@ -70,6 +70,15 @@ def remove_stale_workroots() -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
+def remove_workroots_of(pids: set[int]) -> None:
+    """Remove the socket folders of these processes, which have ended (the workers of a pool
+    that has stopped): a worker stopped by Ctrl-C or SIGTERM while its referee was starting, or
+    killed when it did not leave in time, had no chance to remove its own."""
+    for path in Path(socket_parent()).glob(f"{WORKROOT_PREFIX}*"):
+        if owner_pid(path) in pids:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def owner_pid(path: Path) -> int | None:
     """The pid in a socket folder's owner file, if the folder and the file are what a referee
     of this user makes: a real folder and a regular file, both ours.  Anyone can plant things in

@@ -102,6 +102,10 @@ def _file(location: str) -> str:
     """The database file a location names, or :data:`MEMORY`: a path as it is, ``:memory:``, or
     a URL as SQLAlchemy spells them: ``sqlite:///arena.db``, ``sqlite:////srv/arena.db``,
     ``sqlite://`` (in memory)."""
+    if not location:
+        raise StorageError(f"the database's name is empty; give a file such as {DEFAULT_PATH}")
+    if "\0" in location:
+        raise StorageError(f"{location!r} has a NUL byte in it, which no file name may hold")
     if location[:len(URL)].lower() != URL:
         return location
     rest = location[len(URL):]
@@ -164,6 +168,9 @@ class SqliteStore(Store):
             elif self.path != MEMORY:
                 # Two processes opening a new (or older) file at once would both create (or
                 # upgrade) its schema: one at a time.
+                # Before anything is written to it or beside it (the lock file).  Safe outside
+                # the lock: arena makes _sqlite_migrations before any other table of a new file.
+                self._refuse_foreign()
                 with file_lock(sidecar(self.path, "lock")):
                     self.db.enable_wal()
                     self.db.execute("PRAGMA synchronous = NORMAL")
@@ -234,6 +241,14 @@ class SqliteStore(Store):
             )
         if not applied:
             raise StorageError(f"{self.path} is not an arena database (no arena schema applied)")
+
+    def _refuse_foreign(self) -> None:
+        """A writing open: an empty (or new) file becomes an arena database, but a SQLite file that
+        holds tables and no arena schema is someone else's, and is refused, never converted."""
+        tables = self.db.table_names()
+        if tables and "_sqlite_migrations" not in tables:
+            raise StorageError(f"{self.path} is not an arena database (it holds other tables and no arena "
+                               "schema); pass another database file, or a new one")
 
     @contextmanager
     def running(self, tournament: str) -> Iterator[None]:

@@ -196,6 +196,8 @@ class Bots(Kind):
             return BotEntry(name)
         if not isinstance(entry["path"], str):
             raise FieldError(f"{where}.path", "must be a string")
+        if not entry["path"] or "\0" in entry["path"]:  # no file has such a name (a NUL was a traceback)
+            raise FieldError(f"{where}.path", f"must name the bot's file, not {entry['path']!r}")
         path = (file.parent / entry["path"]).resolve()
         if not path.exists():
             raise FieldError(f"{where}.path", f"no such file: {path} (a bot already registered, or in a tournament "

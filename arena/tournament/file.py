@@ -201,14 +201,21 @@ def load_tournament(path: str | Path) -> TournamentSpec:
     if path.is_dir():
         raise ConfigError(f"{path} is a folder; give a tournament file, e.g. tournaments/quickstart-reactor.toml")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (some Windows editors) is fine
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (some Windows editors) is fine
     except FileNotFoundError:
         raise ConfigError(f"no tournament file at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_tournament(data, path)
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise ConfigError(f"{path}: not a tournament file: its arrays or tables are nested too deep") from None
+    try:
+        return parse_tournament(data, path)
+    except RecursionError:  # a value nested just under tomllib's limit, shown in a message
+        raise ConfigError(f"{path}: a value is nested too deep (no field of a tournament file nests)") from None
 
 
 def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
