@@ -605,6 +605,9 @@ def accept_hello(msg: Mapping[str, Any]) -> Hello:
     return Hello(msg["name"], msg.get("version"), int(msg.get("concurrent", 1)), msg.get("batch", False))
 
 
+SHOWN_LEGAL = 150  # characters of the legal list an illegal fault's message shows (the message stays short)
+
+
 def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequence[Action]) -> Action:
     """The legal action a validated action message picks, or a ``stale``/``illegal`` fault.
 
@@ -618,7 +621,17 @@ def accept_action(msg: Mapping[str, Any], request_id: int | None, legal: Sequenc
     for candidate in legal:
         if candidate == chosen and same_json(candidate, chosen):
             return candidate
-    raise ProtocolFault(FaultKind.ILLEGAL, f"action {excerpt(chosen)} is not in the legal set")
+    # The legal list, bounded: most often the answer lacks a field or has one too many, which
+    # the list shows at a glance.
+    shown: list[str] = []
+    for candidate in legal:
+        text = excerpt(candidate, 80)
+        if shown and sum(len(s) + 2 for s in shown) + len(text) > SHOWN_LEGAL:
+            break
+        shown.append(text)
+    more = f", and {len(legal) - len(shown)} more" if len(legal) > len(shown) else ""
+    raise ProtocolFault(FaultKind.ILLEGAL,
+                        f"action {excerpt(chosen, 90)} is not in the legal set; legal: {', '.join(shown)}{more}")
 
 
 def same_json(a: Any, b: Any) -> bool:

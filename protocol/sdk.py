@@ -341,6 +341,23 @@ def run(
             zctx.term()
 
 
+def in_process(bot: ActFunction | Bot | type) -> Callable[[dict[str, Any]], list[dict[str, Any]]]:
+    """``bot`` as :func:`run` drives it, without a socket: give the returned function a
+    protocol message, get the bot's answers.  For playing a bot in the author's own process
+    (``arena.debug.play``), where a debugger can stop in ``act``.  Each message goes through
+    the codec both ways, as over the wire, so the bot can never change the caller's objects."""
+    answers: list[dict[str, Any]] = []
+    session = _Session(bot, idle_timeout=float("inf"), concurrent=1,
+                       send=lambda msg: answers.append(codec.loads(codec.dumps(msg))))
+
+    def handle(msg: dict[str, Any]) -> list[dict[str, Any]]:
+        answers.clear()
+        session.handle(codec.loads(codec.dumps(msg)))
+        return list(answers)
+
+    return handle
+
+
 def _new_game(ctx: Context, game_id: str) -> None:
     ctx.game_id = game_id
     ctx.history = []

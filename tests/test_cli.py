@@ -303,8 +303,8 @@ def test_every_bad_file_argument_is_status_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["ratings"], ["games"], ["replay", "r1-t1-s0-g0"], ["tournaments"],
-                                     ["bots", "list"], ["bots", "show", "x"], ["standings", "t"], ["h2h", "a", "b"],
-                                     ["crosstable"]])
+                                     ["bots", "show", "x"], ["bots", "remove", "x"], ["bots", "rename", "x", "y"],
+                                     ["standings", "t"], ["h2h", "a", "b"], ["crosstable"]])
 def test_read_only_commands_need_an_existing_database(tmp_path: Path, command: list[str]) -> None:
     typo = tmp_path / "typo.db"
     one_line_error(arena(*command, "--db", str(typo)), 2, f"no database at {typo}")

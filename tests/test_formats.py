@@ -3,12 +3,15 @@ round (a Swiss reads the results afresh for each round), and says when a failed 
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from arena.errors import ConfigError
 from arena.games import GameResult
 from arena.tournament.file import parse_tournament
 from arena.tournament.formats import REGISTRY, Format, Pairing, Played, get_format
@@ -35,6 +38,9 @@ CASES = [
     {"format": "swiss", "seats": 3, "bots": 7},
     {"format": "swiss", "seats": 3, "bots": 8, "rounds": 2, "min_seats": 2},
     {"format": "swiss", "seats": 4, "bots": 10, "rounds": 3, "min_seats": 3, "rotations": False},
+    {"format": "gauntlet", "seats": 3, "bots": 5, "candidates": ["b0"]},
+    {"format": "gauntlet", "seats": 4, "bots": 6, "candidates": ["b4", "b1"], "games": 2},
+    {"format": "gauntlet", "seats": 2, "bots": 4, "candidates": ["b3"], "games": 2, "rotations": False},
 ]
 
 
@@ -51,7 +57,7 @@ def test_a_format_schedules_as_many_matches_as_it_says(fields: dict[str, Any], s
 
 
 def test_the_registry_names_every_format_by_its_module() -> None:
-    assert list(REGISTRY) == ["round-robin", "swiss"]
+    assert list(REGISTRY) == ["gauntlet", "round-robin", "swiss"]
     for name, cls in REGISTRY.items():
         assert cls.name == name and cls.__module__ == f"arena.tournament.formats.{name.replace('-', '_')}"
 
@@ -169,3 +175,52 @@ def test_a_new_format_is_one_new_module(tmp_path: Path) -> None:
         "/t/x.toml: field 'repeats': applies to lineup only",
         "/t/x.toml: field 'repeats': must be from 1 to 9, not 10",
     ]
+
+
+@pytest.mark.parametrize("fields", [c for c in CASES if c["format"] == "gauntlet"], ids=str)
+def test_a_gauntlet_seats_its_candidates_at_every_table_and_balances_the_seats(fields: dict[str, Any]) -> None:
+    fmt = bound(**fields)
+    pairings = [p for r in fmt.rounds(lambda: unplayed) for p in r.pairings]
+    candidates, seats = set(fields["candidates"]), fields["seats"]
+    pool = {f"b{i}" for i in range(fields["bots"])} - candidates
+    assert all(candidates <= set(p.seats) and len(p.seats) == seats for p in pairings)
+    # Every choice of pool bots beside the candidates, once per game.
+    tables = {frozenset(p.seats) - candidates for p in pairings}
+    assert len(tables) == len(list(__import__("itertools").combinations(sorted(pool), seats - len(candidates))))
+    # Every bot sits in every seat equally often.
+    for bot in {*candidates, *pool}:
+        at = Counter(p.seats.index(bot) for p in pairings if bot in p.seats)
+        assert len(set(at.values())) == 1 and set(at) == set(range(seats)), (bot, at)
+    # Pool bots never play a table without the candidates; ids and deals are unique per match.
+    assert len({p.id for p in pairings}) == len(pairings)
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"format": "gauntlet", "seats": 3}, "'candidates': is required"),
+    ({"format": "gauntlet", "seats": 3, "candidates": ["zz"]}, "'zz' is not one of the bots"),
+    ({"format": "gauntlet", "seats": 2, "bots": 3, "candidates": ["b0", "b1"]}, "'seats': a table seats the 2"),
+    ({"format": "gauntlet", "seats": 2, "bots": 2, "candidates": ["b0", "b1"]}, "leave at least one bot in the pool"),
+    ({"format": "round-robin", "seats": 3, "candidates": ["b0"]}, "'candidates': applies to gauntlet only"),
+])
+def test_a_gauntlet_file_that_cannot_be_played_names_the_field(fields: dict[str, Any], words: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        bound(**fields)
+
+
+def test_a_gauntlet_tournament_runs_and_every_game_has_the_candidate(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.storage import open_store
+
+    random_bot = HERE.parent.parent / "bots" / "random_bot.py"
+    bots = "".join(f'[[bots]]\nname = "{n}"\npath = "{random_bot}"\n' for n in ("mine", "p1", "p2"))
+    (tmp_path / "g.toml").write_text('name = "g"\ngame = "reactor"\nformat = "gauntlet"\ncandidates = ["mine"]\n'
+                                     f'seats = 2\nseed = 3\n[sandbox]\nmode = "none"\n{bots}')
+    db = str(tmp_path / "g.db")
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "g.toml"), "--db", db])
+    assert result.exit_code == 0, result.output
+    with open_store(db) as store:
+        games = store.games("g")
+    assert len(games) == 4 and all("mine" in g.bots for g in games)
+    assert Counter(g.bots.index("mine") for g in games) == {0: 2, 1: 2}

@@ -817,3 +817,18 @@ def test_an_action_is_compared_as_a_json_value_not_by_python_equality() -> None:
     five = {"type": "five", "cards": ["Bk", "6", "5", "4", "3"]}
     assert accept_action(m.action(3, {"type": "five", "cards": ["Bk", "6", "5", "4", "3"]}), 3, [five]) is five
     assert not m.same_json({"cards": [1, 0]}, {"cards": [True, False]}) and m.same_json({"a": None}, {"a": None})
+
+
+def test_an_illegal_action_fault_shows_the_legal_list_bounded() -> None:
+    """A Spark played without its value is obvious beside the legal list; a long list is cut."""
+    from protocol.faults import ProtocolFault
+    from protocol.messages import SHOWN_LEGAL, accept_action
+
+    legal = [{"type": "play", "card": "SP", "value": v} for v in range(20)]
+    with pytest.raises(ProtocolFault) as caught:
+        accept_action({"type": "action", "id": 1, "action": {"type": "play", "card": "SP"}}, 1, legal)
+    message = caught.value.fault.message
+    assert message.startswith('action {"type":"play","card":"SP"} is not in the legal set; legal: '
+                              '{"type":"play","card":"SP","value":0}, {"type":"play","card":"SP","value":1}')
+    shown = message.count('"value":')
+    assert 2 <= shown < 20 and message.endswith(f", and {20 - shown} more") and len(message) < 300

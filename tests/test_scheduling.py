@@ -181,8 +181,8 @@ def test_swiss_size_and_unknown_formats() -> None:
     assert swiss_size(10, 3, rounds=5, rotations=True) == 9 * 5
     assert swiss_size(10, 4, rounds=2, min_seats=2) == 3 * 2
     assert swiss_size(7, 3, rounds=2, min_seats=2, fill=False) == 2 * 2  # the first rule: 3 + 3 and a bye
-    assert list(REGISTRY) == ["round-robin", "swiss"]
-    with pytest.raises(ConfigError, match="unknown format 'knockout' \\(formats: round-robin, swiss\\)"):
+    assert list(REGISTRY) == ["gauntlet", "round-robin", "swiss"]
+    with pytest.raises(ConfigError, match="unknown format 'knockout' \\(formats: gauntlet, round-robin, swiss\\)"):
         get_format("knockout")
 
 

@@ -90,9 +90,10 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 6
+        assert s.schema_version == len(storage.schema.STEPS) == 8
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {"games_schedule", "results_bot", "faults_game", "games_tournament_seq", "games_game_seq"} <= indexes
+        assert {"games_schedule", "results_bot", "results_version", "faults_game", "games_tournament_seq",
+                "games_game_seq"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
 
 
@@ -244,8 +245,10 @@ def test_bot_versions_by_content(store):
     assert store.bot_content(v1.id) == b"print('a')" and store.bot_content(v2.id) == b"print('a2')"
     assert store.bot_version(v1.id) == v1
 
-    # Going back to the first file reuses version 1 and makes it the current one.
+    # Going back to the first file reuses version 1 but leaves version 2 current, unless asked.
     back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {})
+    assert back.id == v1.id and store.bot("alice").version == 2
+    back = store.add_bot_version("alice", "reactor", "alice.py", b"print('a')", CMD, {}, make_current=True)
     assert back.id == v1.id and store.bot("alice").version == 1
     assert [(b.name, b.version, b.versions) for b in store.bots()] == [("alice", 1, 2)]
 
@@ -871,3 +874,21 @@ def test_a_database_in_a_read_only_folder_can_still_be_read(tmp_path: Path) -> N
     assert (pending / "a.db-wal").stat().st_size > 0
     assert read_in_read_only_folder(pending).startswith("error: ")
     assert "holds games not merged into it yet" in read_in_read_only_folder(pending)
+
+
+def test_a_tournament_keeps_the_stop_rules_decision_and_an_old_file_gets_the_column(tmp_path):
+    """Version 6: ``tournaments.stop``; a tournament finished without a stop rule has none, and
+    finishing it again (a later run) replaces what the last run decided."""
+    old = tmp_path / "old.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(storage.schema, "STEPS", storage.schema.STEPS[:5])
+        with open_store(old) as s:
+            s.start_tournament("t", "t", "reactor", {"a": 1}, "1")
+    with open_store(old) as s:  # upgraded on opening
+        assert s.tournament("t").stop is None
+        s.finish_tournament("t", {"stop": True, "reason": "settled", "pairs": []})
+        assert s.tournament("t").stop == {"stop": True, "reason": "settled", "pairs": []}
+        grown = s.grow_tournament("t", {"a": 2})
+        assert grown.status == "running" and grown.finished is None and grown.spec == {"a": 2}
+        s.finish_tournament("t")
+        assert s.tournament("t").stop is None

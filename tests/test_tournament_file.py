@@ -37,11 +37,11 @@ def test_the_documented_example_is_a_tournament_file_with_every_field() -> None:
     assert spec.name == "quickstart-reactor" and [b.name for b in spec.bots] == ["random", "heuristic", "strong"]
     assert spec.time == {"decision": Limits().decision_ms, "game": Limits().game_ms, "startup": Limits().startup_ms}
     written = {m.group(1) for m in re.finditer(r"^(?:# )?(\w+) = ", example, re.M)}
-    assert written >= set(file.ALLOWED) - {"bots", "time", "sandbox"}
-    assert {"[time]", "[sandbox]", "[[bots]]"} <= {line.split()[0] for line in example.splitlines() if line}
+    assert written >= set(file.ALLOWED) - {"bots", "time", "sandbox", "stop", "games"}  # games: shown as matches
+    assert {"[time]", "[sandbox]", "[stop]", "[[bots]]"} <= {line.split()[0] for line in example.splitlines() if line}
     # Uncommenting every optional line gives a file as valid (each shows a default or an example).
-    everything = parse(re.sub(r"^# ", "", example, flags=re.M).replace('format = "round-robin"', 'format = "swiss"')
-                       .replace("games = 1\n", ""))
+    uncommented = re.sub(r"^# ", "", example, flags=re.M).replace('format = "round-robin"', 'format = "swiss"')
+    everything = parse(re.sub(r"^(matches|candidates) = .*\n", "", uncommented, flags=re.M))
     assert everything.options == {"games": 1, "rounds": 4, "min_seats": 3}
 
 
@@ -64,7 +64,7 @@ def test_the_stored_spec_names_every_field_as_it_always_has() -> None:
 @pytest.mark.parametrize(("extra", "message"), [
     ("rounds = 3", "field 'rounds': applies to swiss only (round-robin uses games)"),
     ("min_seats = 2", "field 'min_seats': applies to swiss only (a round-robin table always has seats bots)"),
-    ('format = "swiss"\ngames = 5', "field 'games': applies to round-robin only (a swiss plays one deal per table "
+    ('format = "swiss"\ngames = 5', "field 'games': applies to gauntlet and round-robin only (a swiss plays one deal per table "
                                     "per round)"),
     ('format = "swiss"\ngames = "five"', "field 'games': must be a whole number, not 'five'"),
     ('format = "swiss"\nmin_seats = 3', "field 'min_seats': must be from 2 to seats (2)"),
@@ -82,7 +82,7 @@ def test_a_field_of_another_format_written_at_its_default_is_as_if_left_out() ->
 def test_every_common_field_is_a_field_of_the_spec() -> None:
     attributes = {f.name for f in dataclasses.fields(TournamentSpec)} - {"options"}
     assert set(file.TOP) == attributes
-    assert set(file.OWNERS) == {"games", "rounds", "min_seats"}
+    assert set(file.OWNERS) == {"candidates", "games", "rounds", "min_seats"}
 
 
 @pytest.mark.parametrize(("key", "stored", "wanted"), [
@@ -98,3 +98,11 @@ def test_a_default_written_out_compares_equal_on_resume(key: str, stored: Any, w
     game = get_game("reactor")
     assert file.comparable(key, stored, game, 3) == file.comparable(key, wanted, game, 3)
     assert file.comparable("rounds", 3, game, 3) != file.comparable("rounds", 4, game, 3)
+
+
+def test_matches_is_the_spelling_of_games_and_the_old_one_still_works() -> None:
+    assert parse(two_bots("matches = 3")).to_json() == parse(two_bots("games = 3")).to_json()
+    with pytest.raises(ConfigError, match="give matches or its old spelling games, not both"):
+        parse(two_bots("matches = 3\ngames = 3"))
+    with pytest.raises(ConfigError, match="field 'matches': must be from 1"):
+        parse(two_bots("matches = 0"))

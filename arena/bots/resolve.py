@@ -1,4 +1,5 @@
-"""From what a user types (a path to a script, or a command line) to a :class:`BotSpec`."""
+"""From what a user types (a path to a script, a bot folder or archive, or a command line) to a
+:class:`BotSpec`."""
 
 from __future__ import annotations
 
@@ -8,18 +9,25 @@ import shutil
 import sys
 from pathlib import Path
 
+from arena.bots import folder as folders
 from arena.bots.spec import BotSpec
 from arena.errors import UnknownBot
 
 
 def bot_spec(target: str, name: str | None = None) -> BotSpec:
-    """A :class:`BotSpec` from a path to a script (``.py``, ``.js``) or a command line.
+    """A :class:`BotSpec` from a path to a script (``.py``, ``.js``), a bot folder or archive
+    (packed and unpacked as the registry would store it), or a command line.
 
     A Python script runs under this interpreter's real path (a pyenv shim under a 0700 home
     can not be executed by the sandbox's uid); a JavaScript file runs under ``node`` and may
     read its own directory (for ``node_modules``).
     """
     path = Path(target)
+    if path.is_dir() or folders.is_archive(path):
+        from arena.bots.package import pack, unpacked
+
+        package = pack(path)
+        return unpacked(package, name or package.name or path.name)
     if path.is_file():
         path = path.resolve()
         label = name or path.stem

@@ -66,7 +66,7 @@ def ratings(
     with open_db(db) as store:
         check_filters(store, tournament=tournament, game=game)
         for bot in bots or ():
-            store.bot(bot)
+            check_filters(store, bot=bot)  # a name, or a version's label (NAME@N)
         pool = results.load_pool(store, tournament=tournament, game=game, exclude_faults=exclude_faults)
     pool_notes(pool, db)
     if not pool.outcomes:

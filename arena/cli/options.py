@@ -30,6 +30,7 @@ from arena.games import REGISTRY, Game, GameConfig, get_game
 from protocol.messages import MAX_DECISION_MS, MAX_GAME_MS, MAX_STARTUP_MS, Limits
 
 if TYPE_CHECKING:
+    from arena.bots.package import Package
     from arena.referee import RefereeConfig
     from arena.sandbox import Mode
     from arena.storage import Store
@@ -125,6 +126,42 @@ def bot_specs(targets: list[str], name: str | None = None) -> list[BotSpec]:
         return [bot_spec(target, name) for target in targets]
 
 
+def registered_or_given(targets: list[str], db: str) -> list[BotSpec]:
+    """Each bot of ``arena play``: a path there is, a bot registered in ``db`` (``NAME``,
+    ``NAME@N``, ``NAME@HASH``: its stored copy), else a command line."""
+    from arena.storage.registry import find_version, materialize
+
+    def registered(target: str) -> bool:
+        return not Path(target).exists() and valid_name(target.partition("@")[0]) and (
+            "@" in target or not _command(target))
+
+    if not any(registered(t) for t in targets):
+        return bot_specs(targets)
+    if not db_exists(db):
+        raise UsageError(f"{next(t for t in targets if registered(t))!r} is not a file or command, and there is no "
+                         f"database at {db} to find it in (check --db)")
+    store = open_db(db)
+    specs = []
+    for target in targets:
+        if registered(target):
+            with bad_argument(UnknownBot):
+                specs.append(materialize(store, find_version(store, target)))
+        else:
+            specs.extend(bot_specs([target]))
+    return specs  # the store stays open: a database in memory keeps its bots' folder till the end
+
+
+def _command(target: str) -> bool:
+    import shlex
+    import shutil
+
+    try:
+        words = shlex.split(target)
+    except ValueError:
+        return False
+    return bool(words) and shutil.which(words[0]) is not None
+
+
 def bot_name(name: str) -> str:
     """A name to register a bot under, as the rules allow it."""
     if not valid_name(name):
@@ -132,15 +169,13 @@ def bot_name(name: str) -> str:
     return name
 
 
-def bot_file(path: Path, name: str) -> BotSpec:
-    """A bot file to register as ``name``: a file that is there and that arena knows how to run."""
-    from arena.bots.package import command_template
+def bot_package(target: str) -> Package:
+    """A bot to register (a file, a folder or archive with a ``bot.toml``, or a command line),
+    packed as the registry stores it; what is wrong with it is a bad argument."""
+    from arena.bots.package import pack_target
 
-    if not path.is_file():
-        raise UsageError(f"no bot file at {path}")
     with bad_argument(UnknownBot):
-        command_template(path)
-    return bot_specs([str(path)], name)[0]
+        return pack_target(target)
 
 
 def sandbox_mode(text: str) -> Mode:
@@ -219,4 +254,6 @@ def check_filters(store: Store, *, tournament: str | None = None, game: str | No
             raise UsageError(f"tournament {tournament!r} is a {found.game} tournament, not {game}: drop --game, "
                              f"or name a {game} tournament")
     if bot is not None:
-        store.bot(bot)  # an unknown name is an error listing the bots
+        from arena.storage.registry import find_version
+
+        find_version(store, bot)  # an unknown name is an error listing the bots; NAME@N is a version's label

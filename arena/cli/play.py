@@ -10,6 +10,7 @@ import typer
 
 from arena.cli.jsonio import write_records
 from arena.cli.options import (
+    DEFAULT_DB,
     LIMITS,
     MAX_COUNT,
     BotGame,
@@ -17,12 +18,14 @@ from arena.cli.options import (
     GameArg,
     GameMs,
     Points,
+    ReadDb,
     Sandbox,
     StartupMs,
     Variants,
     bad_argument,
     bot_specs,
     check_writable,
+    registered_or_given,
     game_config,
     referee_config,
 )
@@ -60,7 +63,7 @@ def selfplay(
 
 def play(
     game: GameArg,
-    bots: Annotated[list[str], typer.Argument(help="Two or more bots: a path to a script (.py, .js) or a command line.")],
+    bots: Annotated[list[str], typer.Argument(help="Two or more bots: a path to a script (.py, .js) or a bot folder, a command line, or a bot registered in --db (NAME, NAME@N, NAME@HASH).")],
     matches: Annotated[int, typer.Option("--matches", "--games", "-k", min=1, max=MAX_COUNT, help="Matches to play (a Powder Keg match is a series of games to --points). --games is the old spelling.")] = 1,
     seed: Annotated[str, typer.Option(help="Root seed of the deals.")] = "0",
     variant: Variants = None,
@@ -70,18 +73,21 @@ def play(
     game_ms: GameMs = LIMITS.game_ms,
     startup_ms: StartupMs = LIMITS.startup_ms,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    db: ReadDb = DEFAULT_DB,
 ) -> None:
     """Play a match between bot programs and print places, scores and each bot's faults.
 
     Example: arena play reactor bots/random_bot.py bots/reactor_strong.py bots/random_bot.py --matches 3
+
+    Old against new: arena play reactor dumper@1 dumper@2 --matches 20
     """
     from arena.referee.play import play_matches
 
     if len(bots) < 2:
         raise UsageError("give at least two bots")
-    bot_specs(bots)  # each names a bot, before any starts
+    specs = registered_or_given(bots, db)  # each names a bot, before any starts
     game_obj, config = game_config(game, len(bots), variant, points)
-    summary = play_matches(game_obj, config, bots, matches=matches, seed=seed,
+    summary = play_matches(game_obj, config, bots, matches=matches, seed=seed, specs=specs,
                            referee=referee_config(sandbox, decision_ms, game_ms, startup_ms))
     echo_report(summary, json_out)
 

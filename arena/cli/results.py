@@ -98,7 +98,7 @@ def _scope(store: Store, tournament: str | None, game: str | None, bots: tuple[s
     """The filters and bots named must be stored (an error naming what there is)."""
     check_filters(store, tournament=tournament, game=game)
     for bot in bots:
-        store.bot(bot)
+        check_filters(store, bot=bot)  # a name, or a version's label (NAME@N)
 
 
 def h2h(

@@ -66,7 +66,8 @@ for command in (play.selfplay, play.play, play.check, schema.schema, run.run, re
 bots_app = typer.Typer(help="Register bots and look at them.\n\nExample: arena bots list --game reactor",
                        no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
-for name, command in (("add", bots.add), ("list", bots.list_bots), ("show", bots.show)):
+for name, command in (("add", bots.add), ("list", bots.list_bots), ("show", bots.show), ("remove", bots.remove),
+                      ("rename", bots.rename)):
     bots_app.command(name)(command)
 
 

@@ -9,7 +9,7 @@ the rest, and status 130 (143 for SIGTERM).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -24,21 +24,23 @@ from arena.cli.options import (
     Json,
     Quiet,
     Workers,
+    bad_argument,
     db_exists,
     open_db,
     output_format,
     tournament_file,
 )
 from arena.cli.output import echo_text, note
-from arena.cli.progress import ProgressBar
+from arena.cli.progress import ProgressBar, standings_lines
 from arena.cli.results import format_standings
+from arena.cli.stopview import stop_lines
 from arena.core.signals import Terminated, stopped_by_signals
 from arena.core.terminal import report_to_stderr
-from arena.errors import ArenaError, StorageError
+from arena.errors import ArenaError, ConfigError, StorageError
 
 if TYPE_CHECKING:
     from arena.results import Board, Standings
-    from arena.tournament import TournamentOutcome
+    from arena.tournament import Progress, Tournament, TournamentOutcome
 
 
 def run(
@@ -49,11 +51,14 @@ def run(
     fmt: Annotated[Optional[str], typer.Option("--format", help=FORMAT_HELP + " With csv, json or markdown only the ratings go to stdout.")] = None,
     json_out: Json = False,
     quiet: Quiet = False,
+    stop: Annotated[Optional[str], typer.Option("--stop", metavar="RULE", help="Stop early: 'settled' plays whole blocks until every neighbouring pair of the order is settled (or --max-games), 'none' plays the schedule; over the file's [stop].")] = None,
+    max_games: Annotated[Optional[int], typer.Option("--max-games", min=1, help="With --stop settled: the most games (at the end of a block); raise it to extend a stopped tournament.")] = None,
+    standings_every: Annotated[Optional[int], typer.Option("--standings-every", min=0, metavar="N", help="Print the top of the table with its certainty every N games played; 0: never. By default on a terminal, every tenth of the run (at least 10 games).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", metavar="ADDRESS", help="Play on a Dask cluster: 'local' starts one of --workers processes here, else a scheduler address such as tcp://10.0.0.5:8786 (set --workers to its worker count). Needs the cluster extra: pip install -e '.[cluster]' in the arena project.")] = None,
 ) -> None:
     """Run a tournament; an interrupted run resumes where it stopped when run again.
 
-    Example: arena run tournaments/quickstart-reactor.toml --workers 2
+    Example: arena run tournaments/quickstart-reactor.toml --workers 2 --stop settled --max-games 600
     """
     from arena import results
     from arena.execution import check_executor
@@ -61,23 +66,51 @@ def run(
 
     fmt = output_format(fmt, json_out)
     spec = tournament_file(file)
+    with bad_argument(ConfigError):
+        spec = spec.with_stop(stop, max_games)
     check_executor(cluster, spec.sandbox.get("mode", "auto"))
     _warnings_to_stderr(forked_workers=workers > 1 and cluster is None)
     new = not db_exists(db)
     with ProgressBar(enabled=not quiet) as bar, _stop_reported(bar, db, ctx.obj), stopped_by_signals(), \
             open_db(db, create=True) as store, store.removed_if_unused(new):
-        outcome = Tournament(spec, store).run(workers=workers, on_progress=bar.update, cluster=cluster)
+        tournament = Tournament(spec, store)
+        outcome = tournament.run(workers=workers, on_progress=_live_view(bar, tournament, standings_every),
+                                 cluster=cluster)
         board = results.board(results.load_pool(store, tournament=outcome.tournament))
         standing = results.standings(store, outcome.tournament) if fmt == "table" else None
     _show(outcome, db, fmt, board, standing)
 
 
+def _live_view(bar: ProgressBar, tournament: Tournament, every: int | None) -> Callable[[Progress], None]:
+    """The progress line, and the standings every ``every`` games played (by default on a
+    terminal only: a tenth of the run, at least 10 games)."""
+    printed = 0
+
+    def on_progress(p: Progress) -> None:
+        nonlocal printed
+        bar.update(p)
+        n = every if every is not None else (_tenth(p) if bar.tty else 0)
+        if n and p.games_done - printed >= n:
+            printed = p.games_done
+            bar.print_above(standings_lines(tournament.ranking(), p.games_done + p.games_skipped))
+
+    return on_progress
+
+
+def _tenth(p: Progress) -> int:
+    total = p.games_max if p.games_max is not None else p.matches_total
+    return max(total // 10, 10)
+
+
 def _show(outcome: TournamentOutcome, db: str, fmt: str, board: Board, standing: Standings | None) -> None:
-    """What the run played, its standings and the ratings.  The table is for people, so the
-    summary and the standings go with it; csv, json and markdown are data, and stdout then holds
-    the ratings alone (the summary and errors go to stderr)."""
+    """What the run played, why it stopped (under a stop rule), its standings and the ratings.
+    The table is for people, so the summary and the standings go with it; csv, json and markdown
+    are data, and stdout then holds the ratings alone (the summary and errors go to stderr)."""
     typer.echo(f"tournament {outcome.tournament}: {outcome.played} games played now, "
                f"{outcome.skipped} already stored, in {db}", err=fmt != "table")
+    if outcome.stop is not None:
+        for line in stop_lines(outcome.stop):
+            typer.echo(line, err=fmt != "table")
     if standing is not None:
         echo_text(format_standings(standing, fmt) + "\nratings:")
     echo_text(format_board(board, fmt))

@@ -13,9 +13,14 @@ same way, through :func:`report_to_stderr`.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
 
 # C0 controls but tab and newline, DEL and the C1 controls (ESC and CSI start the sequences),
 # and the invisible format characters that reorder or hide text (bidi overrides, zero widths).
@@ -39,11 +44,51 @@ class SafeFormatter(logging.Formatter):
         return safe(f"{record.levelname.lower()}: {super().format(record)}")
 
 
+class LiveLine(Protocol):
+    """A line redrawn in place on the terminal (a progress line), that a message must not run into."""
+
+    def clear(self) -> None:
+        """Blank the line and put the cursor at its start."""
+
+    def redraw(self) -> None:
+        """Draw it again, below what was printed."""
+
+
+_live: tuple[int, LiveLine] | None = None  # the process that draws it, and the line
+LIVE_LOCK = threading.RLock()  # multiprocessing-logging emits workers' records from a thread of its own
+
+
+def set_live_line(line: LiveLine | None) -> None:
+    """Messages on stderr from now on clear ``line`` first and redraw it after (None: no line)."""
+    global _live
+    _live = (os.getpid(), line) if line is not None else None
+
+
+@contextmanager
+def above_live_line() -> Iterator[None]:
+    """Write a message on a line of its own above the live line, if this process draws one."""
+    with LIVE_LOCK:
+        live = _live
+        if live is None or live[0] != os.getpid():  # a forked worker's copy: not its line to redraw
+            yield
+            return
+        live[1].clear()
+        try:
+            yield
+        finally:
+            live[1].redraw()
+
+
 class StderrHandler(logging.StreamHandler):
-    """Writes to whatever ``sys.stderr`` is when a record comes (a test runner swaps it)."""
+    """Writes to whatever ``sys.stderr`` is when a record comes (a test runner swaps it), on a
+    line of its own above a live progress line."""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with above_live_line():
+            super().emit(record)
 
     @property  # type: ignore[override]
     def stream(self):
@@ -58,8 +103,9 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
                   file: object = None, line: str | None = None) -> None:
     # One write per line: workers share the terminal, and print's separate newline let two
     # workers' warnings run together on one line.
-    sys.stderr.write(safe(f"warning: {message}") + "\n")
-    sys.stderr.flush()
+    with above_live_line():
+        sys.stderr.write(safe(f"warning: {message}") + "\n")
+        sys.stderr.flush()
 
 
 def report_to_stderr(logger: str = "") -> None:

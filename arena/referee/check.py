@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.games import GameConfig, get_game
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
+from arena.referee.hints import program_problems, stderr_problems
 from arena.referee.logs import shown_line
 
 MATCHES = 3  # self-play matches: enough to interleave the games of a bot that offers it
@@ -98,7 +99,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     if game.variants:  # the same matches again with every variant on: a bot must handle them too
         configs.append(GameConfig(players=seats, points=1, variants=tuple(game.variants)))
     reports = []
-    problems: list[str] = []
+    problems: list[str] = program_problems(spec)
     with Referee(config) as referee, referee.session() as session:
         for number, game_config in enumerate(configs):
             todo = [MatchPlan(p.seed, f"{p.match_id}-{number}" if number else p.match_id) for p in plans]
@@ -134,6 +135,7 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         logs = first.logs.get(first.faults[0].seat, "")
     else:
         logs = "".join(text for g in played for _, text in sorted(g.logs.items()))
+    problems += stderr_problems("".join(text for g in played for text in g.logs.values()), spec)
     return CheckReport(
         bot=spec.name,
         game=game.name,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Game, GameConfig
-from arena.referee import MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
+from arena.referee import BotSpec, MatchPlan, MatchReport, Referee, RefereeConfig, bot_spec
 from arena.referee.logs import shown_line
 
 STDERR_LINES = 5  # of a faulting bot's stderr, shown under its fault
@@ -86,18 +86,24 @@ def seat_labels(names: list[str], targets: list[str]) -> list[str]:
     return [f"{label}#{seat}" if counts[label] > 1 else label for seat, label in enumerate(labels)]
 
 
-def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches: int, seed: str,
-                 referee: RefereeConfig) -> PlaySummary:
-    """Play ``matches`` matches at one table in one session: each bot is started once (again only
-    after a fault), and plays several matches at once if it offers to (``hello.concurrent``)."""
-    specs = [bot_spec(t) for t in targets]
-    labels = seat_labels([s.name for s in specs], targets)
-    specs = [type(s)(label, s.command, s.expose) for s, label in zip(specs, labels)]
-    summary = PlaySummary(game.name, [s.name for s in specs])
-    # The first starter moves one seat left each match, so no seat starts every match (in a
-    # game of one-game matches, such as Reactor's, seat 0 would otherwise always move first).
+def match_plans(seed: str, matches: int, config: GameConfig) -> list[MatchPlan]:
+    """The matches of ``arena play`` (and of in-process play, which must deal the same): the
+    first starter moves one seat left each match, so no seat starts every match (in a game of
+    one-game matches, such as Reactor's, seat 0 would otherwise always move first)."""
     first = config.starter or 0
-    plans = [MatchPlan(f"{seed}:{m}", f"m{m}", starter=(first + m) % config.players) for m in range(matches)]
+    return [MatchPlan(f"{seed}:{m}", f"m{m}", starter=(first + m) % config.players) for m in range(matches)]
+
+
+def play_matches(game: Game, config: GameConfig, targets: list[str], *, matches: int, seed: str,
+                 referee: RefereeConfig, specs: list[BotSpec] | None = None) -> PlaySummary:
+    """Play ``matches`` matches at one table in one session: each bot is started once (again only
+    after a fault), and plays several matches at once if it offers to (``hello.concurrent``).
+    ``specs``: the bots already resolved (a registered version), else from ``targets``."""
+    specs = specs if specs is not None else [bot_spec(t) for t in targets]
+    labels = seat_labels([s.name for s in specs], targets)
+    specs = [type(s)(label, s.command, s.expose, s.env) for s, label in zip(specs, labels)]
+    summary = PlaySummary(game.name, [s.name for s in specs])
+    plans = match_plans(seed, matches, config)
     with Referee(referee) as ref, ref.session() as session:
         summary.matches.extend(session.play_matches(game, config, specs, plans))
     return summary

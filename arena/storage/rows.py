@@ -46,6 +46,7 @@ class Tournament:
     created: str
     status: str
     finished: str | None = None
+    stop: dict[str, Any] | None = None  # under a stop rule: its decision when the last run ended
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,9 @@ class GameRow:
     table_no: int | None = None
     match_id: str | None = None
     match_game: int = 0
+    # What each seat's bot is called in this game's results, where not its bot's name: a
+    # tournament that plays one stored version names it ``NAME@N`` (rated on its own).
+    seat_names: tuple[str, ...] = ()
     seed: str | int | None = None
     started: str | None = None
     finished: str | None = None  # None: stamped with the time of the commit

@@ -236,8 +236,24 @@ def _v5_views(db: Database) -> None:
     db.executescript(_VIEWS_5)
 
 
-def _v6_newest_first(db: Database) -> None:
-    """Version 6: indexes for pages of games newest first (``Store.game_page``, the web's games
+def _v6_stop_decisions(db: Database) -> None:
+    """Version 6: ``tournaments.stop``, the stop rule's last decision on a tournament run under
+    one (JSON: why it stopped and every neighbouring pair, settled or still open); NULL for a
+    tournament that plays its schedule whole."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN stop TEXT")
+
+
+def _v7_removed_bots(db: Database) -> None:
+    """Version 7: ``bots.removed``, when `arena bots remove` (or a rename) took a name that has
+    played games out of use (its row stays: the games' results name it, and stored games never
+    change), and an index of results by bot version."""
+    db.execute("ALTER TABLE bots ADD COLUMN removed TEXT")
+    # A bot's games are counted by its versions (under whatever name or label they were played).
+    db.execute("CREATE INDEX results_version ON results(bot_version_id)")
+
+
+def _v8_newest_first(db: Database) -> None:
+    """Version 8: indexes for pages of games newest first (``Store.game_page``, the web's games
     list) of one tournament or of one game.  A games row carries its record, so a walk that
     reads rows to find a tournament's newest games reads the whole table; these answer from the
     index and stop after a page."""
@@ -247,7 +263,7 @@ def _v6_newest_first(db: Database) -> None:
 
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
-                                           _v5_views, _v6_newest_first]
+                                           _v5_views, _v6_stop_decisions, _v7_removed_bots, _v8_newest_first]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

@@ -382,19 +382,24 @@ class SqliteStore(Store):
         content: bytes,
         command: list[str],
         check_report: dict[str, Any] | None = None,
+        make_current: bool = False,
     ) -> BotVersion:
-        """Register a bot's file; the same content again returns its existing version."""
+        """Register a bot's file; the same content again returns its existing version, which
+        becomes the current one only if ``make_current`` (a new version always does)."""
         if not name or name != name.strip():
             raise StorageError(f"bot name {name!r} must be non-empty without surrounding spaces")
         sha = content_sha256(content)
         with self._write():
-            bot = self._one("SELECT game FROM bots WHERE name = ?", [name])
+            bot = self._one("SELECT game, removed FROM bots WHERE name = ?", [name])
             if bot is None:
                 self.db.execute("INSERT INTO bots (name, game, created) VALUES (?, ?, ?)", [name, game, _now()])
             elif bot["game"] != game:
                 raise StorageError(
                     f"bot {name!r} is registered for {bot['game']}, not {game}; choose another name for this bot"
                 )
+            elif bot["removed"] is not None:  # a removed name taken again
+                self.db.execute("UPDATE bots SET removed = NULL WHERE name = ?", [name])
+                make_current = True
             same = self._one("SELECT * FROM bot_versions WHERE bot = ? AND sha256 = ?", [name, sha])
             if same is not None:
                 if orjson.loads(same["command"]) != list(command):
@@ -403,6 +408,8 @@ class SqliteStore(Store):
                         f"{orjson.loads(same['command'])}; register the new command under another bot name"
                     )
                 version_id = same["id"]
+                if make_current:
+                    self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
             else:
                 number = self.db.execute(
                     "SELECT coalesce(max(version), 0) + 1 FROM bot_versions WHERE bot = ?", [name]
@@ -413,7 +420,7 @@ class SqliteStore(Store):
                     [name, number, sha, filename, content, orjson.dumps(list(command)).decode(), _now(),
                      orjson.dumps(check_report or {}).decode()],
                 ).lastrowid
-            self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
+                self.db.execute("UPDATE bots SET current = ? WHERE name = ?", [version_id, name])
         return self.bot_version(version_id)
 
     _VERSION_SQL = (
@@ -431,9 +438,10 @@ class SqliteStore(Store):
 
     def bot(self, name: str) -> BotVersion:
         """The bot's current version (the one registered last)."""
-        row = self._one(self._VERSION_SQL + " WHERE v.id = b.current AND b.name = ?", [name])
+        row = self._one(self._VERSION_SQL + " WHERE v.id = b.current AND b.name = ? AND b.removed IS NULL", [name])
         if row is None:
-            names = [r["name"] for r in self._all("SELECT name FROM bots ORDER BY name")]
+            names = [r["name"] for r in self._all("SELECT name FROM bots WHERE instr(name, '@') = 0"
+                                                  " AND removed IS NULL ORDER BY name")]
             known = ", ".join(names) if names else "none yet"
             raise UnknownBot(f"no bot named {name!r} (bots: {known}); add it with `arena bots add`")
         return self._bot_version(row)
@@ -452,7 +460,9 @@ class SqliteStore(Store):
 
     def bot_games(self, name: str) -> int:
         """How many stored games the bot played (all its versions)."""
-        return self.db.execute("SELECT count(*) FROM results WHERE bot = ?", [name]).fetchone()[0]
+        # By its versions: also those played under their own labels (NAME@N) or an old name.
+        return self.db.execute("SELECT count(*) FROM results WHERE bot_version_id IN"
+                               " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
 
     def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
         """Results by table size and seat, summed in SQL over the bot's rows (``results_bot``)."""
@@ -474,12 +484,61 @@ class SqliteStore(Store):
         rows = self._all(
             "SELECT b.name, b.game, cur.version,"
             " (SELECT count(*) FROM bot_versions v WHERE v.bot = b.name) AS versions,"
-            " (SELECT count(*) FROM results r WHERE r.bot = b.name) AS games"
-            " FROM bots b JOIN bot_versions cur ON cur.id = b.current"
-            " WHERE ? IS NULL OR b.game = ? ORDER BY b.name",
+            " (SELECT count(*) FROM results r WHERE r.bot_version_id IN"
+            "  (SELECT id FROM bot_versions v WHERE v.bot = b.name)) AS games"
+            " FROM bots b JOIN bot_versions cur ON cur.id = b.current AND cur.bot = b.name"
+            " WHERE b.removed IS NULL AND (? IS NULL OR b.game = ?) ORDER BY b.name",
             [game, game],
         )
         return [BotSummary(**row) for row in rows]
+
+    def _in_use(self, name: str) -> tuple[int, list[str], list[str]]:
+        """Games its versions played, and the tournaments (running ones apart) that began with one."""
+        ids = {row["id"] for row in self._all("SELECT id FROM bot_versions WHERE bot = ?", [name])}
+        games = self.db.execute("SELECT count(*) FROM results WHERE bot_version_id IN"
+                                " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
+        finished, running = [], []
+        for row in self._all("SELECT id, spec, status FROM tournaments ORDER BY id"):
+            if ids & set(orjson.loads(row["spec"]).get("bot_versions", {}).values()):
+                (finished if row["status"] == "finished" else running).append(row["id"])
+        return games, finished, running
+
+    def remove_bot(self, name: str) -> int:
+        """Take ``name`` out of use: gone if it never played, else hidden with its games kept."""
+        self.bot(name)  # an unknown name lists the bots there are
+        with self._write():
+            games, finished, running = self._in_use(name)
+            if running:
+                raise StorageError(f"bot {name!r} plays in tournament {running[0]!r}, which is not finished; "
+                                   "finish it first (run it again), or keep the bot")
+            if games or finished:
+                self.db.execute("UPDATE bots SET removed = ? WHERE name = ?", [_now(), name])
+            else:
+                self.db.execute("UPDATE bots SET current = NULL WHERE name = ?", [name])
+                self.db.execute("DELETE FROM bot_versions WHERE bot = ?", [name])
+                self.db.execute("DELETE FROM bots WHERE name = ?", [name])
+        return games
+
+    def rename_bot(self, name: str, new: str) -> int:
+        """Give ``name``'s versions to ``new``; its games keep the name they were played under."""
+        version = self.bot(name)
+        with self._write():
+            if self._one("SELECT name FROM bots WHERE name = ?", [new]) is not None:
+                raise StorageError(f"there is a bot named {new!r} already (or there was: its games keep "
+                                   "the name); choose another name")
+            games, finished, running = self._in_use(name)
+            if running:
+                raise StorageError(f"bot {name!r} plays in tournament {running[0]!r}, which is not finished; "
+                                   "finish it first (run it again), then rename it")
+            self.db.execute("INSERT INTO bots (name, game, created, current) VALUES (?, ?, ?, ?)",
+                            [new, version.game, _now(), version.id])
+            self.db.execute("UPDATE bot_versions SET bot = ? WHERE bot = ?", [new, name])
+            if games or finished:
+                self.db.execute("UPDATE bots SET removed = ? WHERE name = ?", [_now(), name])
+            else:
+                self.db.execute("UPDATE bots SET current = NULL WHERE name = ?", [name])
+                self.db.execute("DELETE FROM bots WHERE name = ?", [name])
+        return games
 
     # --- tournaments ----------------------------------------------------------------------
 
@@ -513,17 +572,28 @@ class SqliteStore(Store):
             return stored
         return self.tournament(id)
 
-    def finish_tournament(self, id: str) -> None:
+    def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
         """Mark a tournament finished (its games stay; resuming it plays nothing new)."""
         self.tournament(id)  # unknown id: a clear error rather than a silent no-op
         with self._write():
             self.db.execute(
-                "UPDATE tournaments SET status = 'finished', finished = ? WHERE id = ?", [_now(), id]
+                "UPDATE tournaments SET status = 'finished', finished = ?, stop = ? WHERE id = ?",
+                [_now(), _canonical(stop).decode() if stop is not None else None, id]
             )
+
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """A longer schedule for a stored tournament (see :meth:`Store.grow_tournament`)."""
+        self.tournament(id)
+        with self._write():
+            self.db.execute("UPDATE tournaments SET spec = ?, status = 'running', finished = NULL WHERE id = ?",
+                            [_canonical(spec).decode(), id])
+        return self.tournament(id)
 
     @staticmethod
     def _tournament(row: dict[str, Any]) -> Tournament:
-        return Tournament(**{**row, "spec": orjson.loads(row["spec"])})
+        stop = row.get("stop")
+        return Tournament(**{**row, "spec": orjson.loads(row["spec"]),
+                             "stop": orjson.loads(stop) if stop is not None else None})
 
     def tournament(self, id: str) -> Tournament:
         """One tournament; a clear error if the id is unknown."""
@@ -633,7 +703,19 @@ class SqliteStore(Store):
                 raise StorageError(f"game {game.id!r}: bot version {vid} is not in the database; add the bot first")
             if found[vid][1] != game.game:
                 raise StorageError(f"game {game.id!r}: bot {found[vid][0]!r} plays {found[vid][1]}, not {game.game}")
-        return [found[vid][0] for vid in game.seats]
+        names = [found[vid][0] for vid in game.seats]
+        if not game.seat_names:
+            return names
+        for seat, (label, bot, vid) in enumerate(zip(game.seat_names, names, game.seats, strict=True)):
+            if label == bot:
+                continue
+            if not label.startswith(bot + "@"):
+                raise StorageError(f"game {game.id!r}: seat {seat} is called {label!r} but plays a version of {bot!r}")
+            # A version played under its own label is a row of its own in bots (the results'
+            # foreign key), never listed as a bot: names may not hold an "@".
+            self.db.execute("INSERT OR IGNORE INTO bots (name, game, created, current) VALUES (?, ?, ?, ?)",
+                            [label, game.game, _now(), vid])
+        return list(game.seat_names)
 
     def tournament_size(self, tournament_id: str) -> tuple[int, int]:
         """Games and matches, counted from the schedule index alone (it holds both columns); a
@@ -676,7 +758,7 @@ class SqliteStore(Store):
     def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
                   before: int | None = None, limit: int = 50) -> list[GameSummary]:
         """A page of summaries with ``seq < before``, newest first: a walk down an index on
-        ``seq`` (of one tournament or one game: schema step 6) that stops after ``limit``
+        ``seq`` (of one tournament or one game: schema step 8) that stops after ``limit``
         matches, however deep the page.
 
         Only the filters asked for go into the query, so that SQLite sees the range (an ``x IS

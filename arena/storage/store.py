@@ -126,9 +126,10 @@ class Store(ABC):
 
     @abstractmethod
     def add_bot_version(self, name: str, game: str, filename: str, content: bytes, command: list[str],
-                        check_report: dict[str, Any] | None = None) -> BotVersion:
-        """Register a bot's file under ``name`` and make it the current version; the same
-        content again returns its existing version."""
+                        check_report: dict[str, Any] | None = None, make_current: bool = False) -> BotVersion:
+        """Register a bot's file under ``name`` as its new current version; content it already
+        has returns that version, made current only if ``make_current`` (re-adding an old file
+        must not silently change what tournaments of the name play)."""
 
     @abstractmethod
     def bot(self, name: str) -> BotVersion:
@@ -156,6 +157,16 @@ class Store(ABC):
         """The stored file of one version, byte for byte."""
 
     @abstractmethod
+    def remove_bot(self, name: str) -> int:
+        """Take a bot's name out of use: deleted if it never played, else hidden from the registry
+        with its games kept; the number of games.  Refused while an unfinished tournament plays it."""
+
+    @abstractmethod
+    def rename_bot(self, name: str, new: str) -> int:
+        """Move a bot's versions to a new name; stored games keep the name they were played under
+        (the old name is hidden); the number of such games."""
+
+    @abstractmethod
     def bots(self, game: str | None = None) -> list[BotSummary]:
         """Every bot (optionally of one game), by name."""
 
@@ -168,8 +179,13 @@ class Store(ABC):
         spec, game or seed under the same id is a StorageError)."""
 
     @abstractmethod
-    def finish_tournament(self, id: str) -> None:
-        """Mark a tournament finished."""
+    def finish_tournament(self, id: str, stop: dict[str, Any] | None = None) -> None:
+        """Mark a tournament finished; ``stop``: the stop rule's decision, kept with it."""
+
+    @abstractmethod
+    def grow_tournament(self, id: str, spec: dict[str, Any]) -> Tournament:
+        """Keep ``spec`` as the tournament's (a longer schedule of the same games, checked by the
+        caller) and mark it running again: its stored games stay, a run plays the rest."""
 
     @abstractmethod
     def tournament(self, id: str) -> Tournament:

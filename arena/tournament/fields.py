@@ -12,13 +12,14 @@ field it is about.  A format contributes fields of its own (:attr:`Format.fields
 from __future__ import annotations
 
 import json
+import shlex
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots.package import command_template
+from arena.bots.package import pack, pack_target
 from arena.core.names import NAME_RULE, valid_name
 from arena.errors import UnknownBot
 from arena.games import REGISTRY as GAMES
@@ -81,6 +82,24 @@ class Whole(Kind):
 
     def hint(self) -> str:
         return f"{self.low}-{self.high}" if self.high is not None else f"at least {self.low}"
+
+
+@dataclass(frozen=True, slots=True)
+class Real(Kind):
+    """A number strictly between ``low`` and ``high`` (a whole number is taken as one too)."""
+
+    low: float
+    high: float
+
+    def read(self, value: Any, name: str, reading: Reading) -> float:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise FieldError(name, f"must be a number, not {value!r}")
+        if not self.low < value < self.high:
+            raise FieldError(name, f"must be between {self.low:g} and {self.high:g}, not {value}")
+        return float(value)
+
+    def hint(self) -> str:
+        return f"between {self.low:g} and {self.high:g}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,13 +204,26 @@ class Bots(Kind):
     @staticmethod
     def _entry(entry: Any, where: str, file: Path) -> BotEntry:
         if not isinstance(entry, dict):
-            raise FieldError(where, "must be a table with name (and optionally path)")
-        extra = sorted(set(entry) - {"name", "path"})
+            raise FieldError(where, "must be a table with name (and optionally path or command)")
+        extra = sorted(set(entry) - {"name", "path", "command"})
         if extra:
-            raise FieldError(f"{where}.{extra[0]}", "unknown field (allowed: name, path)")
+            raise FieldError(f"{where}.{extra[0]}", "unknown field (allowed: name, path, command)")
         if "name" not in entry:
             raise FieldError(f"{where}.name", f"is required ({NAME_RULE})")
-        name = Name().read(entry["name"], f"{where}.name", Reading(file))
+        raw = entry["name"]
+        if isinstance(raw, str) and "@" in raw and not {"path", "command"} & set(entry):
+            # One stored version of a registered bot: NAME@N or NAME@HASH-PREFIX.
+            base, _, ref = raw.partition("@")
+            Name().read(base, f"{where}.name", Reading(file))
+            if not (ref.isdigit() or (len(ref) >= 4 and all(c in "0123456789abcdefABCDEF" for c in ref))):
+                raise FieldError(f"{where}.name", f"{raw!r}: after @ give a version number or 4+ hex digits of "
+                                 "its sha256, as `arena bots show NAME` lists them")
+            return BotEntry(raw)
+        name = Name().read(raw, f"{where}.name", Reading(file))
+        if "path" in entry and "command" in entry:
+            raise FieldError(f"{where}.command", "give path or command, not both")
+        if "command" in entry:
+            return BotEntry(name, command=_command(entry["command"], f"{where}.command", file))
         if "path" not in entry:
             return BotEntry(name)
         if not isinstance(entry["path"], str):
@@ -202,17 +234,33 @@ class Bots(Kind):
         if not path.exists():
             raise FieldError(f"{where}.path", f"no such file: {path} (a bot already registered, or in a tournament "
                              "already begun, plays its stored copy if the file leaves out its path)")
-        if path.is_dir():
-            raise FieldError(f"{where}.path", f"{path} is a directory; give the bot's script or program")
         try:
-            command_template(path)
-        except UnknownBot as exc:  # a file arena can not run (a README, say)
+            pack(path)  # a file arena can not run (a README, say), or a folder without a bot.toml
+        except UnknownBot as exc:
             raise FieldError(f"{where}.path", str(exc)) from None
         return BotEntry(name, path)
 
 
+def _command(value: Any, where: str, file: Path) -> str:
+    """A bot's command line, its words that name files made absolute from the tournament file's folder."""
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError(where, 'must be a command line, such as "../botenv/bin/python ../mybot/bot.py"')
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise FieldError(where, str(exc)) from None
+    words = [str((file.parent / w).resolve()) if "/" in w and (file.parent / w).exists() else w for w in words]
+    line = shlex.join(words)
+    try:
+        pack_target(line)
+    except UnknownBot as exc:
+        raise FieldError(where, str(exc)) from None
+    return line
+
+
 Check = Callable[[Any, Reading], None]  # raises FieldError
 Compare = Callable[[Any, Game, Any], Any]  # a stored value, the game and the stored seats -> as compared
+Length = Callable[[Any, Mapping[str, Any]], int]  # a value and the whole stored spec -> the schedule's length
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +273,9 @@ class Field:
     value that is there, with the fields read before it.  ``compare`` is how its stored value
     compares when a tournament resumes (so that a default written out equals one left out), and
     ``run_only`` marks a setting a resumed run may change (it changes how fast, never what is
-    played).
+    played).  ``grows`` marks the schedule's length (``games``, ``rounds``): a resumed run may
+    raise it, and plays the games it adds; it gives the length a value stands for.
+    ``stored_when_set`` marks a format's field that other formats' stored specs leave out.
     """
 
     name: str
@@ -238,6 +288,8 @@ class Field:
     check: Check | None = None
     compare: Compare | None = None
     run_only: bool = False
+    grows: Length | None = None
+    stored_when_set: bool = False  # newer than tournaments already stored: kept in a spec only when set
 
     def read(self, data: Mapping[str, Any], reading: Reading, prefix: str = "") -> Any:
         """This field's value from ``data`` (a file's table): read, defaulted, checked."""

@@ -33,6 +33,7 @@ from arena.tournament.fields import (
     Name,
     OneOf,
     Reading,
+    Real,
     Seed,
     Table,
     Whole,
@@ -42,7 +43,8 @@ from arena.tournament.fields import (
 from arena.tournament.formats import MAX_SEATS, MIN_SEATS
 from arena.tournament.formats import REGISTRY as FORMATS
 from arena.tournament.formats import Format
-from arena.tournament.spec import BotEntry, TournamentSpec
+from arena.ratings.confidence import ALPHA, DELTA
+from arena.tournament.spec import MAX_STOP_GAMES, STOP_RULES, BotEntry, TournamentSpec
 from protocol.messages import (
     DEFAULT_WALL_FACTOR,
     MAX_CONCURRENT,
@@ -53,7 +55,7 @@ from protocol.messages import (
     Limits,
 )
 
-__all__ = ["BotEntry", "TournamentSpec", "comparable", "load_tournament", "parse_tournament"]
+__all__ = ["BotEntry", "TournamentSpec", "comparable", "growth", "load_tournament", "parse_tournament"]
 
 MAX_POINTS = 1_000
 MAX_FAULTS = 1_000
@@ -101,7 +103,7 @@ def _bot_names(value: Any, game: Game, seats: Any) -> Any:
     """The bots by name only, in any order (the scheduler sorts the field): a project moved or
     copied elsewhere resumes its tournament (the bots are held to their stored content)."""
     if isinstance(value, list):
-        return sorted(({k: v for k, v in entry.items() if k != "path"} for entry in value), key=str)
+        return sorted(({k: v for k, v in entry.items() if k not in ("path", "command")} for entry in value), key=str)
     return value
 
 
@@ -116,6 +118,11 @@ def _resources(value: Any, game: Game, seats: Any) -> Any:
     if isinstance(value, dict):
         return {"mode": Mode.AUTO.value, **{f.name: f.default for f in dataclasses.fields(Resources)}, **value}
     return value
+
+
+def _stop_complete(value: dict[str, Any], reading: Reading) -> None:
+    if value.get("rule") == "settled" and "max_games" not in value:
+        raise FieldError("stop.max_games", 'is required with rule = "settled" (the most games to play)')
 
 
 # --------------------------------------------------------------------------- the fields
@@ -170,6 +177,19 @@ TAIL: tuple[Field, ...] = (
     ), "a table"), "what bots may use", compare=_resources),
     Field("rotations", Flag(), "play every cyclic rotation of each table's seats", default=True),
     Field("duplicate", Flag(), "the rotations of a table share the deal", default=True),
+    Field("stop", Table((
+        Field("rule", OneOf(STOP_RULES), "none: play the schedule; settled: play in whole blocks (a round-robin's "
+              "repetitions, a Swiss's rounds) until every neighbouring pair is settled, or max_games",
+              default="none"),
+        Field("alpha", Real(0.0, 1.0), "the chance of stopping with some pair at least delta apart in the wrong "
+              "order", default=ALPHA),
+        Field("delta", Real(0.0, 5.0), "mean places: pairs closer than this may come out either way, or tied",
+              default=DELTA),
+        Field("max_games", Whole(1, MAX_STOP_GAMES), "with settled: the most games, at the end of a block; it "
+              "replaces games and rounds as the length (raise it to extend a stopped tournament)",
+              example="2000"),
+    ), "a table with rule, alpha, delta and max_games"), "when to stop early (arena run --stop, --max-games)",
+          check=_stop_complete, run_only=True),
 )
 TOP: dict[str, Field] = {f.name: f for f in (*HEAD, *TAIL)}
 
@@ -184,7 +204,10 @@ def _owners() -> dict[str, list[type[Format]]]:
 
 
 OWNERS = _owners()
-ALLOWED = sorted({*TOP, *OWNERS})
+# Spellings a file may use for a field, by the field's name: ``matches`` (as the command line
+# says) for what is stored as ``games``, its old spelling, which keeps working.
+SPELLINGS = {"matches": "games"}
+ALLOWED = sorted({*TOP, *OWNERS, *SPELLINGS})
 RUN_ONLY_FIELDS = frozenset(f.name for f in TOP.values() if f.run_only)
 
 
@@ -220,10 +243,20 @@ def load_tournament(path: str | Path) -> TournamentSpec:
 
 def parse_tournament(data: dict[str, Any], path: Path) -> TournamentSpec:
     """Validate parsed TOML (see :func:`load_tournament`)."""
+    written = {}
+    for spelling, name in SPELLINGS.items():
+        if spelling in data:
+            if name in data:
+                raise ConfigError(f"{path}: field '{spelling}': give {spelling} or its old spelling {name}, not both")
+            data = {**{k: v for k, v in data.items() if k != spelling}, name: data[spelling]}
+            written[name] = spelling
     try:
         return _parse(data, path)
     except FieldError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        spelling = written.get(exc.name)
+        if spelling is None:
+            raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{path}: {FieldError(spelling, exc.message)}") from None
 
 
 def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
@@ -255,8 +288,22 @@ def _parse(data: dict[str, Any], path: Path) -> TournamentSpec:
         seed=values["seed"], rotations=values["rotations"], duplicate=values["duplicate"],
         variants=values["variants"], points=values["points"], time=values["time"], sandbox=values["sandbox"],
         concurrent=values["concurrent"], faults_to_disqualify=values["faults_to_disqualify"],
-        options={name: options[name] for name in OWNERS},
+        options={name: options[name] for name in OWNERS
+                 if options[name] is not None or not _format_field(name).stored_when_set},
+        stop=values["stop"] if values["stop"]["rule"] != "none" else None,
     )
+
+
+def growth(key: str, stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> int | None:
+    """How much longer ``wanted`` makes the schedule than ``stored`` through field ``key``
+    (negative: shorter), or None when ``key`` is not a schedule's length."""
+    f = TOP.get(key) or (_format_field(key) if key in OWNERS else None)
+    if f is None or f.grows is None:
+        return None
+    try:
+        return f.grows(wanted.get(key), wanted) - f.grows(stored.get(key), stored)
+    except (TypeError, KeyError):  # a stored spec of another shape: compared as any other field
+        return None
 
 
 def comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
@@ -275,8 +322,12 @@ def example() -> str:
         return documented([f for f in fields if not isinstance(f.kind, (Table, Bots))], notes)
 
     lines = scalars(HEAD)
-    for fmt in FORMATS.values():
-        lines += scalars(fmt.fields, {f.name: f"{fmt.name}: " for f in fmt.fields})
+    for name, owners in OWNERS.items():  # a field two formats share (games) once, naming both
+        shown = scalars([_format_field(name)], {name: " and ".join(o.name for o in owners) + ": "})
+        if name == "games":  # shown as it is best spelled
+            shown = [line.replace("games = ", "matches = ", 1).replace("  #", "#", 1)
+                     .replace(")", "; games is the old spelling)", 1) for line in shown]
+        lines += shown
     lines += scalars(TAIL)
     for f in TAIL:
         if isinstance(f.kind, Table):

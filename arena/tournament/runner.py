@@ -10,11 +10,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from arena import ratings as rating
-from arena.storage.registry import materialize, register
+from arena.bots.package import pack_target
+from arena.ratings.confidence import Ranking, ranking_confidence
+from arena.ratings.stop import StopDecision, StopRule
+from arena.storage.registry import find_version, materialize, register
 from arena.core import ids
 from arena.core.ids import GameId
 from arena.errors import ConfigError, StorageError, UnknownBot
@@ -36,8 +38,8 @@ from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
-from arena.storage import GameRow, Store, content_sha256, seat_results
-from arena.tournament.file import RUN_ONLY_FIELDS, comparable  # RUN_ONLY_FIELDS: settings a resumed run may change
+from arena.storage import GameRow, Store, seat_results
+from arena.tournament.file import RUN_ONLY_FIELDS, comparable, growth  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
 from protocol.messages import DEFAULT_WALL_FACTOR, Limits
@@ -55,6 +57,9 @@ class Progress:
     games_done: int = 0
     games_skipped: int = 0
     started: float = field(default_factory=time.monotonic)
+    games_max: int | None = None  # with a stop rule: its max_games (matches_total is then unknown: 0)
+    blocks_done: int = 0  # with a stop rule: blocks played and judged
+    decision: StopDecision | None = None  # with a stop rule: the latest, after each block
 
     @property
     def rate(self) -> float:
@@ -71,6 +76,7 @@ class TournamentOutcome:
     skipped: int
     leaderboard: list[Any]
     errors: list[str]
+    stop: StopDecision | None = None  # with a stop rule: why the run stopped, pair by pair
 
 
 def referee_config(spec: TournamentSpec) -> RefereeConfig:
@@ -138,6 +144,15 @@ def _shown(key: str, value: Any) -> str:
 
 
 
+def _packable(source: str) -> bool:
+    """Whether a bot's source can still be read here (a moved project resumes from the store)."""
+    try:
+        pack_target(source)
+    except UnknownBot:
+        return False
+    return True
+
+
 class Tournament:
     """A tournament bound to a store: resolve bots, schedule, execute, rate."""
 
@@ -148,6 +163,7 @@ class Tournament:
         self.config: GameConfig = spec.game_config()
         self.id = spec.name
         self.versions = self._resolve_bots()
+        self.deals: dict[str, str] = {}  # match id -> its deal, for the matches this run has met
 
     def _resolve_bots(self) -> dict[str, BotSpec]:
         """Register bots given by path, look up the others; a resumed run uses the stored versions."""
@@ -168,21 +184,31 @@ class Tournament:
             differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
                             and _comparable(k, stored.get(k), self.game, seats[0])
                             != _comparable(k, wanted.get(k), self.game, seats[1]))
+            # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
+            # would leave stored games outside it.
+            longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
+            differ = [k for k in differ if k not in longer or longer[k] < 0]
             if differ:
                 what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
+                                 + (" (a tournament may grow, never shrink)" if k in longer else "")
                                  for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
                 raise ConfigError(
                     f"tournament {self.id!r} is already in this database with other settings ({what}); "
                     "rename the tournament (field 'name') or use another --db"
                 )
+            grown = sorted(k for k, g in longer.items() if g > 0)
+            if grown:
+                log.info("tournament %r grows (%s): its stored games stay, the run plays the rest", self.id,
+                         ", ".join(f"{k} {_shown(k, stored.get(k))} -> {_shown(k, wanted.get(k))}" for k in grown))
+                self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
             for entry in self.spec.bots:
-                if entry.path is not None and Path(entry.path).is_file():
-                    sha = content_sha256(Path(entry.path).read_bytes())
+                if entry.source is not None and _packable(entry.source):
+                    sha = pack_target(entry.source).sha256
                     if sha != versions[entry.name].sha256:
                         log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
                                     "on with that one (version %d, stored in the database); rename the tournament "
-                                    "to play this file", entry.name, entry.path, self.id,
+                                    "to play this file", entry.name, entry.source, self.id,
                                     versions[entry.name].version)
         else:
             self.schedule = SCHEDULE
@@ -190,22 +216,26 @@ class Tournament:
             # Registered names first: a name that is not there stops the run before any file is
             # registered, so a typo leaves the database as it was (and a new one is removed).
             for number, entry in enumerate(self.spec.bots):
-                if entry.path is None:
+                if entry.source is None:
                     try:
-                        versions[entry.name] = self.store.bot(entry.name)
+                        versions[entry.name] = find_version(self.store, entry.name)
                     except UnknownBot as exc:
                         raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
                     self._check_game(entry.name, versions[entry.name])
             for entry in self.spec.bots:
-                if entry.path is not None:
+                if entry.source is not None:
                     before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
-                    versions[entry.name] = register(self.store, entry.path, name=entry.name, game=self.game.name)
+                    versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
                     if before is not None and before.sha256 != versions[entry.name].sha256:
-                        log.warning("bot %r: %s is not the content registered before, so it is stored as version %d; "
-                                    "ratings are per name (its versions share one rating): give a much changed bot "
-                                    "a new name to rate it afresh", entry.name, entry.path,
-                                    versions[entry.name].version)
+                        log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
+                                    "version %d; ratings are per name (its versions share one rating): name a "
+                                    "version (NAME@N) or give a much changed bot a new name to rate it apart",
+                                    entry.name, entry.source, before.version, versions[entry.name].version)
                     self._check_game(entry.name, versions[entry.name])
+            twice = [n for n, v in versions.items() if [w.id for w in versions.values()].count(v.id) > 1]
+            if twice:
+                raise ConfigError(f"bots {' and '.join(sorted(twice))} are the same version; a tournament plays "
+                                  "each version once (name another with NAME@N)")
             versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
             self.store.start_tournament(
                 self.id, self.spec.name, self.game.name,
@@ -241,7 +271,7 @@ class Tournament:
                         # every seat disqualified: the referee ends such a match (nothing to decide)
                         or len(out_of_match(ordered, self.spec.faults_to_disqualify, seats)) == seats):
             return None
-        deal = pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
+        deal = self.deal_key(pairing)
         bots = tuple(self.versions[name] for name in pairing.seats)
         return Task(pairing, match_id, f"{self.spec.seed}:{deal}", bots, results, ordered)
 
@@ -268,38 +298,65 @@ class Tournament:
 
     def run(self, *, workers: int = 1, on_progress: Callable[[Progress], None] | None = None,
             cluster: str | None = None) -> TournamentOutcome:
-        """Play everything not yet stored, then finish the tournament and rate it.
+        """Play everything not yet stored, then finish the tournament and rate it.  With a stop
+        rule (``[stop]``), play block after block until the rule says stop.
 
         ``cluster``: play on a Dask cluster (``"local"`` or a scheduler address; see arena.execution.dask)."""
         progress = Progress()
         errors: list[str] = []
+        rule = self.stop_rule()
+        judge = _Judge(self, rule) if rule is not None else None
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
             # One executor for every round: a cluster's client is connected once, when first needed.
             executor = stack.enter_context(executor_for(workers, cluster, self.play_config()))
-            progress.matches_total = self.format.size()
-            for round in self.format.rounds(self.results):
-                self._execute(round.pairings, executor, progress, on_progress, errors)
+            if judge is None:
+                progress.matches_total = self.format.size()
+                rounds = self.format.rounds(self.results)
+            else:
+                progress.games_max = judge.rule.max_games
+                rounds = self.format.blocks(self.results)
+            for round in rounds:
+                pairings = round.pairings if judge is None else list(round.pairings)
+                self._execute(pairings, executor, progress, on_progress, errors,
+                              left=None if judge is None else len(pairings))
                 if errors:
                     # A later round may be paired on this one's results: not on a part of them.
                     # A rerun plays what is missing here, then goes on.
                     note = self.format.incomplete(round)
-                    if note is not None:
+                    if note is not None and judge is None:
                         errors.append(note)
                         log.error("%s", note)
                     break
+                if judge is not None:
+                    progress.decision = judge.block(pairings)
+                    progress.blocks_done += 1
+                    if on_progress:
+                        on_progress(progress)
+                    if progress.decision.stop:
+                        break
         if not errors:
-            self.store.finish_tournament(self.id)
+            decision = progress.decision
+            self.store.finish_tournament(self.id, decision.to_json() if decision is not None else None)
         board = self.rate()
-        return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors)
+        return TournamentOutcome(self.id, progress.games_done, progress.games_skipped, board, errors,
+                                 progress.decision)
+
+    def stop_rule(self) -> StopRule | None:
+        """The file's ``[stop]`` as a rule, or None when the schedule is played whole."""
+        stop = self.spec.stop
+        if stop is None or stop.get("rule", "none") == "none":
+            return None
+        return StopRule(alpha=stop["alpha"], delta=stop["delta"], max_games=stop["max_games"])
 
     def play_config(self) -> PlayConfig:
         """What each of its jobs is played under."""
         return PlayConfig(referee_config(self.spec), self.game.name, self.config)
 
     def _execute(self, pairings: Iterable[Pairing], executor: Executor, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str]) -> None:
-        """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends."""
+                 on_progress: Callable[[Progress], None] | None, errors: list[str], left: int | None = None) -> None:
+        """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends
+        (``left``: the matches there are to play, when the schedule's size does not say)."""
         done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
@@ -307,6 +364,7 @@ class Tournament:
         def tasks() -> Iterator[Task]:
             """The pairings still to play, as tasks; stored matches are counted and skipped."""
             for pairing in pairings:
+                self.deals[ids.match_id(self.id, pairing.id)] = self.deal_key(pairing)
                 task = self._task(pairing, done)
                 if task is None:
                     progress.matches_done += 1
@@ -334,7 +392,9 @@ class Tournament:
 
         # Sized on what is left to play (matches with stored games count as done): a resumed
         # tournament's remainder is still split across every worker.
-        left = max(progress.matches_total - len(done.results), 1)
+        if left is None:
+            left = progress.matches_total - len(done.results)
+        left = max(left, 1)
         executor.run(iter_jobs(tasks(), job_size(left, executor.workers)), on_event)
 
     def store_game(self, task: Task, report: GameReport) -> None:
@@ -345,6 +405,7 @@ class Tournament:
             id=report.game_id,
             game=self.game.name,
             seats=[self.version_ids[name] for name in task.pairing.seats],
+            seat_names=tuple(task.pairing.seats),
             winner=result["winner"],
             record=record,
             tournament=self.id,
@@ -361,6 +422,21 @@ class Tournament:
         )
         self.store.add_game(row, seat_results(record), report.faults, {s: t for s, t in report.logs.items() if t})
 
+    def deal_key(self, pairing: Pairing) -> str:
+        """What a pairing's games share with other matches: the deal of a table's rotations
+        (with duplicate deals), else the match alone; the unit of dependence of the stop rule."""
+        return pairing.deal if self.spec.duplicate else f"{pairing.deal}:rot{pairing.rotation}"
+
+    def deal_of(self, outcome: rating.GameOutcome) -> str:
+        """The deal a stored game was played on (its match, for a match this run has not met)."""
+        match = GameId.parse(outcome.game_id or "").match
+        return self.deals.get(match, match)
+
+    def ranking(self) -> Ranking:
+        """How sure the order by mean place is now, from every stored game (the live view's)."""
+        outcomes = list(rating.iter_outcomes(self.store.iter_results(tournament=self.id)))
+        return ranking_confidence(outcomes, match_of=self.deal_of, rank_ranges=False)
+
     def rate(self) -> list[Any]:
         """Recompute the ratings from every stored game of this tournament and keep the history."""
         # Two streaming passes over the stored rows: memory does not grow with the tournament.
@@ -369,3 +445,26 @@ class Tournament:
         self.store.save_ratings(self.id, rating.rate_points(outcomes, table))
         outcomes = rating.iter_outcomes(self.store.iter_results(tournament=self.id))
         return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
+
+
+class _Judge:
+    """The stop rule fed block by block with the stored games of the blocks played so far (never
+    a game of a later block, so that an interrupted or extended run decides as one run would)."""
+
+    def __init__(self, tournament: Tournament, rule: StopRule) -> None:
+        self.tournament = tournament
+        self.matches: set[str] = set()  # the matches of the blocks so far
+        self.seen: set[str] = set()
+        self.rule = rule
+        self.tracker = rule.tracker(tournament.deal_of)
+
+    def block(self, pairings: Iterable[Pairing]) -> StopDecision:
+        """Take in one more block (its games are stored), then decide."""
+        t = self.tournament
+        self.matches.update(ids.match_id(t.id, pairing.id) for pairing in pairings)
+        for outcome in rating.iter_outcomes(t.store.iter_results(tournament=t.id)):
+            game_id = outcome.game_id or ""
+            if game_id not in self.seen and GameId.parse(game_id).match in self.matches:
+                self.seen.add(game_id)
+                self.tracker.add(outcome)
+        return self.tracker.decide()

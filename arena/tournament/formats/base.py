@@ -122,6 +122,12 @@ class Format(ABC):
     def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
         """The schedule, round by round; ``results()`` reads what is stored now."""
 
+    def blocks(self, results: Callable[[], Results]) -> Iterator[Round]:
+        """The schedule in blocks a stop rule may end after (``[stop]``): each keeps the seats
+        balanced (every bot as often in every seat, each table under all its rotations), and the
+        blocks go on as long as the format can make more.  By default its rounds."""
+        return self.rounds(results)
+
     def standings(self, pairings: Iterable[Pairing], results: Results) -> dict[str, Fraction]:
         """Points of the ``pairings`` played so far (see :func:`points`)."""
         return points(self.bots, pairings, results)

@@ -98,7 +98,8 @@ class RoundRobin(Format):
     """Every table of ``seats`` bots the field makes, ``games`` times (see :func:`round_robin`), in one round."""
 
     name = "round-robin"
-    fields = (Field("games", Whole(1, MAX_GAMES), "matches per table and seat rotation", default=1),)
+    fields = (Field("games", Whole(1, MAX_GAMES), "matches per table and seat rotation; raise it to play more",
+                    default=1, grows=lambda value, spec: value),)
     instead = {"rounds": "round-robin uses games", "min_seats": "a round-robin table always has seats bots"}
 
     @property
@@ -116,5 +117,16 @@ class RoundRobin(Format):
         yield Round(1, iter_round_robin(self.bots, self.spec.seats, games=self.games,
                                         rotations=self.spec.rotations, seed=self.spec.seed))
 
+    def blocks(self, results: Callable[[], Results]) -> Iterator[Round]:
+        """The pairings of :meth:`rounds`, a repetition of every table at a time instead of
+        table by table, on and on (up to the bound of ``games``).  Without rotations a table
+        rotates once a repetition, so a block is ``seats`` repetitions: every bot in every seat."""
+        seats, seed, rotations = self.spec.seats, self.spec.seed, self.spec.rotations
+        combos = _combos(self.bots, seats, 1, seed)
+        step = 1 if rotations else seats
+        for number, first in enumerate(range(1, MAX_GAMES + 1, step), start=1):
+            yield Round(number, [p for game in range(first, min(first + step, MAX_GAMES + 1))
+                                 for table, combo in enumerate(combos, start=1)
+                                 for p in _table_pairings(combo, game, table, seats, rotations, seed)])
 
 FORMAT = RoundRobin

@@ -380,7 +380,8 @@ class Swiss(Format):
 
     name = "swiss"
     fields = (
-        Field("rounds", Whole(1, MAX_ROUNDS), "rounds; by default enough for the field", example="4"),
+        Field("rounds", Whole(1, MAX_ROUNDS), "rounds; by default enough for the field; raise it to play more",
+              example="4", grows=lambda value, spec: value or swiss_rounds_needed(len(spec["bots"]), spec["seats"])),
         Field("min_seats", Whole(MIN_SEATS, MAX_SEATS), "tables may seat this few, so that fewer bots sit out",
               example="3", check=_min_seats_fit,
               compare=lambda value, game, seats: None if value == seats else value),  # equal to seats: unset
@@ -406,8 +407,15 @@ class Swiss(Format):
                           rotations=self.spec.rotations, fill=self.fill)
 
     def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
+        return self._rounds(results, self.count)
+
+    def blocks(self, results: Callable[[], Results]) -> Iterator[Round]:
+        """Round after round past ``rounds`` (the pairing of a round never depends on how many follow)."""
+        return self._rounds(results, MAX_ROUNDS)
+
+    def _rounds(self, results: Callable[[], Results], count: int) -> Iterator[Round]:
         history: list[Pairing] = []
-        for number in range(1, self.count + 1):
+        for number in range(1, count + 1):
             standings = self.standings(history, results())
             plan = swiss_round(self.bots, self.spec.seats, number, standings, history, seed=self.spec.seed,
                                min_seats=self.min_seats, rotations=self.spec.rotations, fill=self.fill)
