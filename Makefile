@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine (see README.md):
 #   make quickstart   install, then run a real tournament of the bundled bots on arena.db
+#                     (and say the one command that shows the results in a browser)
 #   make test         install with the test extras, then run the test suite (pytest)
 # and `make perf` runs the timing and strength tests that `make test` leaves out.
 PYTHON ?= python3
@@ -23,7 +24,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	PYTHONWARNINGS=ignore $(BIN)/pip install -q -e '.[test,cluster]'
-	touch $@ $(VENV)/.installed
+	touch $@ $(VENV)/.installed $(VENV)/.installed-web
 
 install: $(VENV)/.installed
 
@@ -34,8 +35,14 @@ js:
 	@if command -v npm >/dev/null 2>&1; then cd bots/js && npm ci --silent --no-audit --no-fund; \
 	else echo "npm not found: the JavaScript bot and its test are skipped"; fi
 
-quickstart: install
+$(VENV)/.installed-web: pyproject.toml | $(BIN)/python
+	PYTHONWARNINGS=ignore $(BIN)/pip install -q -e '.[web]'
+	touch $@ $(VENV)/.installed
+
+quickstart: install $(VENV)/.installed-web
 	$(BIN)/arena run tournaments/quickstart-reactor.toml
+	@echo
+	@echo "See the results in a browser: $(BIN)/arena serve   (then open http://127.0.0.1:8000)"
 
 test: install-test js
 	$(BIN)/python -m pytest -q -n $(WORKERS)

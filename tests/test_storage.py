@@ -90,9 +90,10 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 8
+        assert s.schema_version == len(storage.schema.STEPS) == 9
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {"games_schedule", "results_bot", "results_version", "faults_game"} <= indexes
+        assert {"games_schedule", "results_bot", "results_version", "faults_game", "games_tournament_seq",
+                "games_game_seq"} <= indexes
         assert "games_tournament" not in indexes  # replaced by games_schedule, which starts with it
 
 

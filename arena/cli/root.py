@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - depends on the installed Typer
 from typer.testing import CliRunner
 
 from arena import __version__
-from arena.cli import bench, bots, listings, play, replay, results, run, schema
+from arena.cli import bench, bots, listings, play, replay, results, run, schema, web
 from arena.core.terminal import report_to_stderr
 from arena.errors import ArenaError, UsageError
 from arena.games import GameError
@@ -59,7 +59,8 @@ def _options(
 # The commands, in the order `arena --help` lists them: a new command is a function in the module
 # of its kind (or a new module) and a line here.
 for command in (play.selfplay, play.play, play.check, schema.schema, run.run, results.standings, listings.ratings,
-                results.h2h, results.crosstable, listings.games, replay.replay, bench.bench, listings.tournaments):
+                results.h2h, results.crosstable, listings.games, replay.replay, bench.bench, listings.tournaments,
+                web.serve, web.report):
     app.command()(command)
 
 bots_app = typer.Typer(help="Register bots and look at them.\n\nExample: arena bots list --game reactor",

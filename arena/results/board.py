@@ -69,12 +69,15 @@ class Board:
                 "alpha": self.alpha, "delta": self.delta}
 
 
-def board(pool: Pool, *, alpha: float = ALPHA, delta: float = DELTA, seed: int | str = 0) -> Board:
-    """TrueSkill's leaderboard of ``pool`` with each line's interval and each pair's separation."""
+def board(pool: Pool, *, alpha: float = ALPHA, delta: float = DELTA, seed: int | str = 0,
+          rank_ranges: bool = True) -> Board:
+    """TrueSkill's leaderboard of ``pool`` with each line's interval and each pair's separation.
+    ``rank_ranges=False`` skips the rank ranges' resampling (each range is then the rank itself):
+    it resamples every table a thousand times, minutes for a pool of 50,000 games."""
     table = rating.rate(pool.outcomes, rating.make_env())
     lines = rating.leaderboard(table, pool.outcomes, pool.faults)
     sure = ranking_confidence(pool.outcomes, [r.bot for r in lines], match_of=pool.match_of, alpha=alpha,
-                              delta=delta, seed=seed)
+                              delta=delta, seed=seed, rank_ranges=rank_ranges)
     intervals = {b.bot: b for b in sure.bots}
     # A place lies in 1..seats: an interval past those ends (few games) says no more than the ends.
     seats = {bot: 1 for bot in intervals}

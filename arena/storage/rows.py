@@ -107,8 +107,12 @@ class GameSummary:
     finished: str
     forfeited: list[bool] = field(default_factory=list)
     collateral: list[list[bool]] = field(default_factory=list)
+    # Where the game sits: its commit number (the key of a page of games, :meth:`Store.game_page`)
+    # and its place in the schedule (a tournament's round and table).
+    seq: int = 0
     round: int | None = None
     table_no: int | None = None
+    variants: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

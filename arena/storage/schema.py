@@ -259,9 +259,19 @@ def _v8_secrets(db: Database) -> None:
     db.execute("CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
 
 
+def _v9_newest_first(db: Database) -> None:
+    """Version 9: indexes for pages of games newest first (``Store.game_page``, the web's games
+    list) of one tournament or of one game.  A games row carries its record, so a walk that
+    reads rows to find a tournament's newest games reads the whole table; these answer from the
+    index and stop after a page."""
+    db.execute("CREATE INDEX games_tournament_seq ON games (tournament, seq)")
+    db.execute("CREATE INDEX games_game_seq ON games (game, seq)")
+
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
-                                           _v5_views, _v6_stop_decisions, _v7_removed_bots, _v8_secrets]
+                                           _v5_views, _v6_stop_decisions, _v7_removed_bots, _v8_secrets,
+                                           _v9_newest_first]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

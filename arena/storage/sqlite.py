@@ -342,7 +342,11 @@ class SqliteStore(Store):
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Reads in this block all see one state of the database, even while a run writes to it
-        (WAL readers keep the snapshot their transaction began with)."""
+        (WAL readers keep the snapshot their transaction began with).  A snapshot taken inside
+        another is the outer one: a view that reads in one may be part of a larger read."""
+        if self.db.conn.in_transaction:
+            yield
+            return
         self.db.conn.execute("BEGIN")
         try:
             self.db.conn.execute("SELECT 1 FROM games LIMIT 1").fetchall()  # the snapshot starts here
@@ -484,6 +488,14 @@ class SqliteStore(Store):
         # By its versions: also those played under their own labels (NAME@N) or an old name.
         return self.db.execute("SELECT count(*) FROM results WHERE bot_version_id IN"
                                " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
+
+    def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
+        """Results by table size and seat, summed in SQL over the bot's rows (``results_bot``)."""
+        rows = self.db.execute(
+            "SELECT g.players, r.seat, count(*), sum(coalesce(g.winner = r.seat, 0)), sum(r.place)"
+            " FROM results r JOIN games g ON g.id = r.game_id WHERE r.bot = ? GROUP BY g.players, r.seat"
+            " ORDER BY g.players, r.seat", [name]).fetchall()
+        return [tuple(row) for row in rows]
 
     def bot_content(self, version_id: int) -> bytes:
         """The stored file (or tar of a bot directory) of one version, byte for byte."""
@@ -747,6 +759,14 @@ class SqliteStore(Store):
                             [label, game.game, _now(), vid])
         return list(game.seat_names)
 
+    def tournament_size(self, tournament_id: str) -> tuple[int, int]:
+        """Games and matches, counted from the schedule index alone (it holds both columns); a
+        game of no match counts as a match of its own."""
+        row = self.db.execute(
+            "SELECT count(*), count(DISTINCT match_id) + sum(match_id IS NULL) FROM games WHERE tournament = ?",
+            [tournament_id]).fetchone()
+        return row[0], row[1] or 0
+
     def played_ids(self, tournament_id: str) -> set[str]:
         """Ids of the tournament's stored games: what a resumed run skips."""
         rows = self.db.execute("SELECT id FROM games WHERE tournament = ?", [tournament_id]).fetchall()
@@ -759,9 +779,7 @@ class SqliteStore(Store):
         """Game summaries, newest first; ``limit`` keeps the most recent ones; the filters combine."""
         at_table = sorted({*bots, *([bot] if bot is not None else [])})
         rows = self._all(
-            "SELECT g.id, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no,"
-            " (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
-            " FROM games g"
+            f"SELECT {self._SUMMARY_COLUMNS} FROM games g"
             " WHERE (:t IS NULL OR g.tournament = :t) AND (:g IS NULL OR g.game = :g)"
             " AND (:r IS NULL OR g.round = :r)"
             " AND (:f = 0 OR EXISTS (SELECT 1 FROM faults f WHERE f.game_id = g.id))"
@@ -772,6 +790,38 @@ class SqliteStore(Store):
             {"t": tournament, "g": game, "r": round, "f": int(faults), "b": orjson.dumps(at_table).decode(),
              "limit": -1 if limit is None else limit},
         )
+        return self._summaries(rows)
+
+    _SUMMARY_COLUMNS = (
+        "g.id, g.seq, g.tournament, g.game, g.winner, g.capped, g.finished, g.round, g.table_no, g.variants,"
+        " (SELECT count(*) FROM faults f WHERE f.game_id = g.id) AS faults"
+    )
+
+    def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
+                  before: int | None = None, limit: int = 50) -> list[GameSummary]:
+        """A page of summaries with ``seq < before``, newest first: a walk down an index on
+        ``seq`` (of one tournament or one game: schema step 8) that stops after ``limit``
+        matches, however deep the page.
+
+        Only the filters asked for go into the query, so that SQLite sees the range (an ``x IS
+        NULL OR`` condition would hide it from the planner).  A bot plays one game, so its games
+        are walked among that game's, each checked by the results' key (game_id, seat): the
+        unary + keeps SQLite from reading the bot's every result through ``results_bot`` for
+        each game instead."""
+        where = [sql for sql, value in (
+            ("g.tournament = :t", tournament), ("g.game = :g", game), ("g.seq < :before", before),
+            ("g.game = (SELECT game FROM bots WHERE name = :b)", bot if game is None and tournament is None else None),
+            ("EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id AND +r.bot = :b)", bot),
+        ) if value is not None]
+        rows = self._all(
+            f"SELECT {self._SUMMARY_COLUMNS} FROM games g" + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY g.seq DESC LIMIT :limit",
+            {"t": tournament, "b": bot, "g": game, "before": before, "limit": limit},
+        )
+        return self._summaries(rows)
+
+    def _summaries(self, rows: list[dict[str, Any]]) -> list[GameSummary]:
+        """Summaries of the games rows (of :data:`_SUMMARY_COLUMNS`), with their seats."""
         seats: dict[str, list[tuple[str, int, bool, list[bool]]]] = {r["id"]: [] for r in rows}
         if rows:
             for r in self._all(
@@ -790,7 +840,7 @@ class SqliteStore(Store):
                 bots=[seat[0] for seat in seats[r["id"]]], places=[seat[1] for seat in seats[r["id"]]],
                 winner=r["winner"], capped=bool(r["capped"]), faults=r["faults"], finished=r["finished"],
                 forfeited=[seat[2] for seat in seats[r["id"]]], collateral=[seat[3] for seat in seats[r["id"]]],
-                round=r["round"], table_no=r["table_no"],
+                seq=r["seq"], round=r["round"], table_no=r["table_no"], variants=orjson.loads(r["variants"]),
             )
             for r in rows
         ]
@@ -817,6 +867,15 @@ class SqliteStore(Store):
             " JOIN games g ON g.id = f.game_id WHERE g.tournament = ? ORDER BY f.id", [tournament]
         ):
             yield r[0], FaultRecord(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5], collateral=bool(r[6]))
+
+    def bot_faults(self, name: str, limit: int) -> tuple[int, list[tuple[str, FaultRecord]]]:
+        """The bot's fault count and its newest ``limit`` faults (faults are few: a scan)."""
+        total = self.db.execute("SELECT count(*) FROM faults WHERE bot = ?", [name]).fetchone()[0]
+        rows = self.db.execute(
+            "SELECT game_id, seat, kind, message, decision, bot, collateral FROM faults WHERE bot = ?"
+            " ORDER BY id DESC LIMIT ?", [name, limit]).fetchall()
+        return total, [(r[0], FaultRecord(seat=r[1], kind=r[2], message=r[3], decision=r[4], bot=r[5],
+                                          collateral=bool(r[6]))) for r in rows]
 
     def logs(self, game_id: str) -> dict[int, str]:
         """Each seat's stderr log of one game."""
@@ -877,6 +936,13 @@ class SqliteStore(Store):
                 )
         except sqlite3.IntegrityError as e:
             raise StorageError(f"ratings of {tournament_id!r} were not saved ({e}); recompute them") from e
+
+    def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:
+        """One bot's points, in order (the key's first column finds the tournament's rows)."""
+        rows = self.db.execute(
+            "SELECT seq, game_id, bot, mu, sigma FROM ratings WHERE tournament_id = ? AND bot = ? ORDER BY seq",
+            [tournament_id, bot]).fetchall()
+        return [RatingPoint(*row) for row in rows]
 
     def rating_history(self, tournament_id: str) -> list[RatingPoint]:
         """The history last saved by :meth:`save_ratings`, game by game."""

@@ -148,6 +148,11 @@ class Store(ABC):
         """How many stored games the bot played, all its versions together."""
 
     @abstractmethod
+    def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
+        """The bot's results by table size and seat: ``(players, seat, games, wins, sum of
+        places)``, sorted; a win is a game it won alone (the game's winner)."""
+
+    @abstractmethod
     def bot_content(self, version_id: int) -> bytes:
         """The stored file of one version, byte for byte."""
 
@@ -203,6 +208,10 @@ class Store(ABC):
         """Store a finished game whole (see the promises above); False if its id was stored."""
 
     @abstractmethod
+    def tournament_size(self, tournament_id: str) -> tuple[int, int]:
+        """How many games and how many matches of the tournament are stored (its progress)."""
+
+    @abstractmethod
     def played_ids(self, tournament_id: str) -> set[str]:
         """Ids of the tournament's stored games."""
 
@@ -215,6 +224,13 @@ class Store(ABC):
         and (``faults``) with at least one fault."""
 
     @abstractmethod
+    def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
+                  before: int | None = None, limit: int = 50) -> list[GameSummary]:
+        """One page of game summaries, newest first: those committed before ``seq`` ``before``
+        (None: from the newest).  Keyed on the commit number, so a page deep in a long history
+        costs what the first one does (the web's games list)."""
+
+    @abstractmethod
     def game_record(self, game_id: str) -> dict[str, Any]:
         """A game's record exactly as it was added; a StorageError if there is no such game."""
 
@@ -225,6 +241,11 @@ class Store(ABC):
     @abstractmethod
     def tournament_faults(self, tournament: str) -> Iterator[tuple[str, FaultRecord]]:
         """Every fault of a tournament's games with its game's id, in the order reported."""
+
+    @abstractmethod
+    def bot_faults(self, name: str, limit: int) -> tuple[int, list[tuple[str, FaultRecord]]]:
+        """How many faults the bot has (every game, of a tournament or not) and the newest
+        ``limit`` of them with their games' ids, newest first."""
 
     @abstractmethod
     def logs(self, game_id: str) -> dict[int, str]:
@@ -250,6 +271,10 @@ class Store(ABC):
     @abstractmethod
     def save_ratings(self, tournament_id: str, history: Iterable[RatingPointLike]) -> None:
         """Replace the stored rating history of one tournament (or any label of a pool of games)."""
+
+    @abstractmethod
+    def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:
+        """One bot's points of :meth:`rating_history`, in order."""
 
     @abstractmethod
     def rating_history(self, tournament_id: str) -> list[RatingPoint]:

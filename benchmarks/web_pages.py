@@ -1,0 +1,165 @@
+"""Time every page of ``arena serve`` on a database of many games (issue 19: each under 200 ms at
+100,000 games).
+
+    python benchmarks/web_pages.py --games 100000 --db /tmp/web-bench.db [--repeat 5]
+
+The database is made once (kept at ``--db`` and reused when it already holds the games): real
+game records, played in-process by the built-in random and heuristic policies of both games at
+tables of 3 and 4, stored again and again through the Store under new ids as the games of two
+tournaments (one per game) of six bots each, with a fault and a stderr log in 1% of them, and
+each tournament's rating history saved as ``arena run`` saves it.  Then ``arena serve`` runs on a
+real port and every page is fetched over HTTP: once each right after the server's start (cold: a
+page waits for ratings the server's warm-up has not made yet), then ``--repeat`` rounds of every
+page (warm); printed are the first fetch, the median and the slowest of the warm ones, in ms,
+and the page's size as sent (gzip).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+from arena import ratings as rating
+from arena.core.faults import FaultRecord
+from arena.games.selfplay import SelfPlaySpec, iter_records
+from arena.storage import GameRow, open_store, seat_results
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = {"reactor": ("random", "heuristic"), "powder-keg": ("random", "heuristic")}
+BOTS = 6
+
+
+def pool(game: str, players: int, n: int) -> list[dict]:
+    """``n`` real records of ``game`` at tables of ``players``."""
+    spec = SelfPlaySpec(game, players, n, seed=f"bench-{players}", bots=GAMES[game],
+                        points=1 if game == "powder-keg" else None)
+    return list(itertools.islice(iter_records(spec), n))
+
+
+def build(db: Path, games: int, seed: int = 1) -> None:
+    """The database: ``games`` games split between the two tournaments."""
+    rng = random.Random(seed)
+    content = (ROOT / "bots" / "random_bot.py").read_bytes()
+    with open_store(db) as store:
+        for game in GAMES:
+            names = [f"{game[:3]}-bot{i}" for i in range(BOTS)]
+            versions = {n: store.add_bot_version(n, game, "random_bot.py", content + n.encode(),
+                                                 ["python3", "random_bot.py"]).id for n in names}
+            tid = f"bench-{game}"
+            store.start_tournament(tid, tid, game, {"format": "round-robin", "seats": 4, "bots":
+                                   [{"name": n} for n in names], "bot_versions": versions, "rotations": True,
+                                   "games": 1}, 1)
+            records = {p: pool(game, p, 60) for p in (3, 4)}
+            for i in range(games // len(GAMES)):
+                players = 3 + i % 2
+                record = dict(records[players][i % len(records[players])])
+                seats = rng.sample(names, players)
+                record["seats"] = seats
+                match = f"{tid}/r1-t{i // 3}-s{i % 3}"
+                gid = f"{match}-g0"
+                faults, logs = [], {}
+                if i % 100 == 7:
+                    faults = [FaultRecord(seat=0, kind="timeout", message="no answer within 2000 ms", decision=4)]
+                    logs = {0: "Traceback (most recent call last):\n  ...\nTimeoutError\n"}
+                store.add_game(GameRow(id=gid, game=game, seats=[versions[s] for s in seats],
+                                       winner=record["result"]["winner"], record=record, tournament=tid,
+                                       capped=record["result"]["capped"], round=1, table_no=i // 3,
+                                       match_id=match, match_game=0), seat_results(record), faults, logs)
+                if i % 10000 == 0:
+                    print(f"  {game}: {i} games stored", file=sys.stderr)
+            table = rating.RatingTable(rating.make_env())
+            outcomes = rating.iter_outcomes(store.iter_results(tournament=tid))
+            store.save_ratings(tid, rating.rate_points(outcomes, table))
+            store.finish_tournament(tid)
+
+
+@contextlib.contextmanager
+def served(db: Path):
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
+                              stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(base + "/api/tournaments/bench-reactor/progress", timeout=5)
+                break
+            time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # busy rating a scope: uvicorn waits for the request to end
+            server.kill()
+            server.wait()
+
+
+def fetch(url: str) -> tuple[float, int]:
+    start = time.perf_counter()
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=600) as response:
+        body = response.read()
+        assert response.status == 200, url
+    return (time.perf_counter() - start) * 1000, len(body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--db", type=Path, default=Path("/tmp/arena-web-bench.db"))
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if args.db.exists():
+        with open_store(args.db, readonly=True) as store:
+            have = store.counts()["games"]
+        if have != args.games:
+            raise SystemExit(f"{args.db} holds {have} games, not {args.games}: remove it or pass another --db")
+    else:
+        start = time.perf_counter()
+        build(args.db, args.games)
+        print(f"built {args.db}: {args.games} games in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    with open_store(args.db, readonly=True) as store:
+        newest = store.games(tournament="bench-reactor", limit=1)[0]
+        keg = store.games(tournament="bench-powder-keg", limit=1)[0]
+        deep = store.game_page(limit=1)[0].seq - args.games + 100  # a page near the oldest games
+        bot = newest.bots[0]
+    pages = [
+        "/", "/leaderboard/reactor", "/leaderboard/powder-keg", "/tournaments/bench-reactor",
+        "/tournaments/bench-powder-keg", "/api/tournaments/bench-reactor/progress", f"/bots/{quote(bot)}",
+        "/games", f"/games?before={deep}", f"/games?bot={quote(bot)}", "/games?tournament=bench-powder-keg",
+        f"/games?bot={quote(bot)}&before={deep}", f"/games/{quote(newest.id)}", f"/games/{quote(keg.id)}",
+    ]
+    with served(args.db) as base:
+        # First every page once, right after the start: a page whose ratings the server's
+        # warm-up has not made yet waits for them.  Then the warm fetches, each page in turn.
+        started = time.perf_counter()
+        first = {page: fetch(base + page) for page in pages}
+        print(f"{args.games} games; first pass over every page took {time.perf_counter() - started:.1f} s "
+              "(the server rating every scope)")
+        warm: dict[str, list[float]] = {page: [] for page in pages}
+        for _ in range(args.repeat):
+            for page in pages:
+                warm[page].append(fetch(base + page)[0])
+        print(f"ms per page over HTTP (gzip): the first fetch, then the median and the slowest of {args.repeat}")
+        print(f"{'page':58} {'first':>9} {'median':>8} {'max':>8} {'KB':>7}")
+        for page in pages:
+            ms, size = first[page]
+            print(f"{page[:58]:58} {ms:9.1f} {statistics.median(warm[page]):8.1f} {max(warm[page]):8.1f} "
+                  f"{size / 1024:7.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""What the web tests share: a database made by real tournaments of the bundled bots, a real
+``arena serve`` on a real port, and the browser (Debian's chromium driven by Playwright).
+
+Imported by name (like ``common``); the fixtures that use these are in the test files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from common import BOT_DIR, MODE
+
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+BROWSER_HOWTO = ("the browser tests need Debian's chromium and Playwright for Python: apt-get install chromium; "
+                 "pip install -e '.[test]' (CI's .ci/run installs both)")
+
+REACTOR = "web-reactor"
+KEG = "web-keg"
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests can not run here (None: they can)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return BROWSER_HOWTO
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        return BROWSER_HOWTO
+    return None
+
+
+def tournament_file(folder: Path, name: str, game: str, bots: dict[str, str], *, games: int = 1,
+                    points: int | None = None, extra: str = "") -> Path:
+    """A round-robin of the bundled bots at tables of three, every seat rotation."""
+    lines = [f'name = "{name}"', f'game = "{game}"', 'format = "round-robin"', "seats = 3", f"games = {games}",
+             "rotations = true", "seed = 7"]
+    if points is not None:
+        lines.append(f"points = {points}")
+    lines += ["", "[sandbox]", f'mode = "{MODE}"', "", "[time]", "decision = 5000", "game = 60000",
+              "startup = 20000"]
+    for bot, path in bots.items():
+        lines += ["", "[[bots]]", f'name = "{bot}"', f'path = "{path}"']
+    lines.append(extra)
+    path = folder / f"{name}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def arena(*args: str, timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """The real ``arena`` command, in a process of its own."""
+    done = subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=timeout)
+    if check and done.returncode != 0:
+        raise AssertionError(f"arena {' '.join(args)} failed ({done.returncode}): {done.stderr}")
+    return done
+
+
+def build_db(folder: Path) -> Path:
+    """A database of two real tournaments: Reactor (random, heuristic, strong) and Powder Keg
+    (the same three, matches to two points), three tables each."""
+    db = folder / "arena.db"
+    reactor = tournament_file(folder, REACTOR, "reactor", {
+        "random": str(BOT_DIR / "random_bot.py"), "reactor-heuristic": str(BOT_DIR / "reactor_heuristic.py"),
+        "reactor-strong": str(BOT_DIR / "reactor_strong.py")}, games=2)
+    keg = tournament_file(folder, KEG, "powder-keg", {
+        "keg-random": str(BOT_DIR / "random_bot.py"), "keg-heuristic": str(BOT_DIR / "keg_heuristic.py"),
+        "keg-strong": str(BOT_DIR / "keg_strong.py")}, points=2)
+    arena("run", str(reactor), "--db", str(db))
+    arena("run", str(keg), "--db", str(db))
+    return db
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url: str, method: str = "GET") -> tuple[int, str]:
+    """Status and body of one request (an error status is returned, not raised)."""
+    request = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+@contextlib.contextmanager
+def served(db: Path, *extra: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``arena serve --db DB`` on a free port, until the block ends; yields its base URL."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port),
+                               *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if server.poll() is not None:
+                raise AssertionError(f"arena serve ended: {server.stderr.read() if server.stderr else ''}")
+            try:
+                if get(base + "/")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("arena serve did not answer within 60 s")
+            time.sleep(0.1)
+        yield base, server
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
