@@ -224,3 +224,40 @@ def test_a_gauntlet_tournament_runs_and_every_game_has_the_candidate(tmp_path: P
         games = store.games("g")
     assert len(games) == 4 and all("mine" in g.bots for g in games)
     assert Counter(g.bots.index("mine") for g in games) == {0: 2, 1: 2}
+
+
+def test_a_gauntlets_standings_report_each_candidate_against_the_pool_and_each_other(tmp_path: Path) -> None:
+    """A gauntlet answers its authors' question: each candidate against every pool bot, and two
+    candidates (say two versions of one bot) against each other, each with its interval."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.results import h2h, load_pool
+    from arena.storage import open_store
+
+    bot_dir = HERE.parent.parent / "bots"
+    paths = {"new": bot_dir / "reactor_heuristic.py", "old": bot_dir / "random_bot.py",
+             "p1": bot_dir / "random_bot.py", "p2": bot_dir / "random_bot.py"}
+    bots = "".join(f'[[bots]]\nname = "{n}"\npath = "{p}"\n' for n, p in paths.items())
+    (tmp_path / "g.toml").write_text('name = "g"\ngame = "reactor"\nformat = "gauntlet"\ncandidates = ["new", "old"]\n'
+                                     f'seats = 3\nseed = 5\n[sandbox]\nmode = "none"\n{bots}')
+    db = str(tmp_path / "g.db")
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(tmp_path / "g.toml"), "--db", db]).exit_code == 0
+    shown = runner.invoke(app, ["standings", "g", "--db", db, "--json"])
+    assert shown.exit_code == 0, shown.output
+    versus = json.loads(shown.output)["versus"]
+    assert [(p["a"], p["b"]) for p in versus] == [("new", "p1"), ("new", "p2"), ("old", "p1"), ("old", "p2"),
+                                                  ("new", "old")]
+    with open_store(db) as store:
+        pool = load_pool(store, tournament="g")
+        games = store.games("g")
+    for p in versus:
+        shared = [g for g in games if p["a"] in g.bots and p["b"] in g.bots]
+        assert p["games"] == len(shared) and p["a_ahead"] + p["b_ahead"] + p["level"] == len(shared)
+        assert p == h2h(pool, p["a"], p["b"]).pair.to_json()
+    assert versus[-1]["games"] == len(games) == 6  # the candidates sit at every table
+    text = runner.invoke(app, ["standings", "g", "--db", db])
+    assert text.exit_code == 0 and "candidates against the pool" in text.output

@@ -91,7 +91,11 @@ def format_standings(st: Standings, fmt: str) -> str:
             tables.append([str(rnd.number), "bye", ", ".join(rnd.byes), "-"])
     rounds = render(("round", "table", "bots and their points", "games"), tables, "table",
                     right=frozenset({"round", "games"})) if swiss else ""
-    return head + "\n" + table + ("\n" + rounds if rounds else "")
+    versus = ""
+    if st.versus:  # a gauntlet: each candidate against the pool and the other candidates
+        versus = ("\ncandidates against the pool (mean: b's place - a's, positive when the candidate a "
+                  "finished ahead; 95% interval):\n" + pair_table(list(st.versus), "table"))
+    return head + "\n" + table + ("\n" + rounds if rounds else "") + versus
 
 
 def _scope(store: Store, tournament: str | None, game: str | None, bots: tuple[str, ...] = ()) -> None:

@@ -30,6 +30,9 @@ from typing import Any
 
 from arena.core.pairing import Pairing
 from arena.games import GameResult
+from arena.ratings.confidence import PairStats
+from arena.results.pairs import h2h
+from arena.results.pool import load_pool
 from arena.storage import ResultRow, Store
 from arena.tournament.formats import Format, Played, get_format
 from arena.tournament.spec import BotEntry, TournamentSpec
@@ -101,12 +104,16 @@ class Standings:
     rounds: tuple[RoundResult, ...]
     rounds_planned: int
     tiebreaks: tuple[str, ...]
+    # A gauntlet's report: each candidate against each pool bot, then the candidates against each
+    # other (two versions of one bot: their head-to-head with its interval); empty in other formats.
+    versus: tuple[PairStats, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
         return {"tournament": self.tournament, "format": self.format, "status": self.status,
                 "rows": [r.to_json() for r in self.rows], "rounds": [r.to_json() for r in self.rounds],
-                "rounds_planned": self.rounds_planned, "tiebreaks": list(self.tiebreaks)}
+                "rounds_planned": self.rounds_planned, "tiebreaks": list(self.tiebreaks),
+                "versus": [p.to_json() for p in self.versus]}
 
 
 def stored_format(stored: dict[str, Any]) -> Format:
@@ -235,4 +242,17 @@ def standings(store: Store, tournament: str) -> Standings:
             wins.get(bot, 0), _mean(all_places.get(bot, [])),
             float(tb[bot][0]) if swiss else None, float(tb[bot][1]) if swiss else None))
     return Standings(tournament, fmt.name, status, tuple(lines), round_results, fmt.round_count,
-                     SWISS_TIEBREAKS if swiss else ROUND_ROBIN_TIEBREAKS)
+                     SWISS_TIEBREAKS if swiss else ROUND_ROBIN_TIEBREAKS, _versus(store, tournament, fmt))
+
+
+def _versus(store: Store, tournament: str, fmt: Format) -> tuple[PairStats, ...]:
+    """A gauntlet's candidates, each against every pool bot and against each other (what its
+    authors ask: is my new version better than the bots I have, and than my old version?)."""
+    candidates = tuple(fmt.spec.options.get("candidates") or ()) if fmt.name == "gauntlet" else ()
+    if not candidates:
+        return ()
+    pool = load_pool(store, tournament=tournament)
+    others = [b for b in fmt.bots if b not in candidates]
+    pairs = [(c, o) for c in candidates for o in others]
+    pairs += [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]]
+    return tuple(h2h(pool, a, b).pair for a, b in pairs)
