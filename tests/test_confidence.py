@@ -223,3 +223,16 @@ def test_simulated_tournaments_are_deterministic_and_rotate_seats():
     assert len(first_match) == 4
     assert {g.bots.index(b) for g in first_match for b in first_match[0].bots} == {0, 1, 2, 3}
     assert all(g.bots[1:] + g.bots[:1] == h.bots for g, h in zip(first_match, first_match[1:]))
+
+
+def test_bots_tied_on_mean_place_share_the_ranks_they_tie_for():
+    """Two bots whose every resample leaves them level (each first and second equally often in
+    every match) have the same rank range, both ranks; the order the bots are listed in decides
+    nothing."""
+    games = []
+    for m in range(6):
+        games += [GameOutcome(("a", "b", "c"), (1, 2, 3), f"m{m}:0"), GameOutcome(("b", "a", "c"), (1, 2, 3), f"m{m}:1")]
+    for order in (["a", "b", "c"], ["b", "a", "c"]):
+        rk = ranking_confidence(games, order, match_of=by_match, resamples=200, seed=3)
+        ranges = {b.bot: (b.rank_low, b.rank_high) for b in rk.bots}
+        assert ranges == {"a": (1, 2), "b": (1, 2), "c": (3, 3)}

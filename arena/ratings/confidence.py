@@ -455,6 +455,10 @@ def _rank_ranges(outcomes: Sequence[GameOutcome], match_of: MatchOf | None, bots
     if not cells:
         return {}
     rng = random.Random(f"{seed}:ranks")
+    # Equal mean places (common in small samples) are ordered at random in each resample, so that
+    # tied bots share the ranks they tie for instead of the first in ``bots`` taking the better one.
+    # Its own stream: resamples without a tie draw what they drew before.
+    ties = random.Random(f"{seed}:ties")
     ranks: list[list[int]] = [[] for _ in bots]
     g = len(cells)
     for _ in range(resamples):
@@ -464,8 +468,8 @@ def _rank_ranges(outcomes: Sequence[GameOutcome], match_of: MatchOf | None, bots
             for b, (s, k) in cells[rng.randrange(g)]:
                 sums[b] += s
                 counts[b] += k
-        present = sorted((sums[b] / counts[b], b) for b in range(len(bots)) if counts[b])
-        for r, (_, b) in enumerate(present, start=1):
+        present = sorted((sums[b] / counts[b], ties.random(), b) for b in range(len(bots)) if counts[b])
+        for r, (_, _, b) in enumerate(present, start=1):
             ranks[b].append(r)
     out = {}
     for b, bot in enumerate(bots):
