@@ -98,7 +98,7 @@ CASES: dict[str, tuple[Case, str]] = {
     "check-players-0": (lambda d: ["check", RANDOM, "--game", "reactor", "--players", "0", "--sandbox", "none"],
                         "players"),
     "bots-add-folder": (lambda d: ["bots", "add", str(d), "--name", "r", "--game", "reactor",
-                                   "--db", str(d / "db.sqlite")], "no bot file"),
+                                   "--db", str(d / "db.sqlite")], "needs a bot.toml"),  # a folder is a bot with a manifest
 }
 
 

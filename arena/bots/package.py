@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import folder as folders
-from arena.bots.spec import BotSpec
+from arena.bots.spec import BotSpec, refuse_empty
 from arena.errors import StorageError, UnknownBot
 
 RUNNERS = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
@@ -82,6 +82,7 @@ def pack_target(target: str) -> Package:
     """What a user names a bot by (a path, or a command line such as ``/opt/env/bin/python
     bot.py``) as the registry stores it: a command line's script is stored (else its program),
     and its interpreter stays a path of this machine."""
+    refuse_empty(target)
     if Path(target).exists():
         return pack(Path(target))
     try:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from arena.bots import folder as folders
-from arena.bots.spec import BotSpec
+from arena.bots.spec import BotSpec, refuse_empty
 from arena.errors import UnknownBot
 
 
@@ -22,6 +22,7 @@ def bot_spec(target: str, name: str | None = None) -> BotSpec:
     can not be executed by the sandbox's uid); a JavaScript file runs under ``node`` and may
     read its own directory (for ``node_modules``).
     """
+    refuse_empty(target)
     path = Path(target)
     if path.is_dir() or folders.is_archive(path):
         from arena.bots.package import pack, unpacked

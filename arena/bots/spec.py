@@ -21,3 +21,11 @@ class BotSpec:
         if ENDPOINT in self.command:
             return [endpoint if word == ENDPOINT else word for word in self.command]
         return [*self.command, endpoint]
+
+
+def refuse_empty(target: str) -> None:
+    """An empty name names no bot: as a path it would be the current folder, packed whole."""
+    if not target.strip():
+        from arena.errors import UnknownBot
+
+        raise UnknownBot("no bot named: the name is empty; give a path to a script, a bot folder, or a command")
