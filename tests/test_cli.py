@@ -451,7 +451,9 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
         if proc.poll() is None:  # a failed check must not leave it playing 100,000 matches
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    assert proc.returncode == 130, err
+    # 130, or killed by the SIGINT itself when it lands as the interpreter exits (seen on a loaded
+    # machine): either way the user was told why it ended.
+    assert proc.returncode in (130, -signal.SIGINT), err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
 
 
