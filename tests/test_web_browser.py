@@ -73,6 +73,7 @@ def test_the_leaderboard_shows_the_bots_in_order_and_a_click_opens_a_bot(db: Pat
     expect(page.locator("#seats tbody tr").first).to_be_visible()
     expect(page.locator("#rating-chart")).to_be_visible()
     # Chart.js drew the history (the vendored file ran: it made a chart on the canvas).
+    page.wait_for_function("() => typeof Chart !== 'undefined' && Chart.getChart('rating-chart') !== undefined")
     assert page.evaluate("() => Chart.getChart('rating-chart').data.datasets.length") == 3
 
 
@@ -218,7 +219,7 @@ def test_the_report_works_from_disk_with_no_network(db: Path, tmp_path: Path, br
     assert page.locator("#leaderboard tbody tr").count() == 3
     page.locator("#leaderboard a.bot").first.click()
     expect(page.locator("#rating-chart")).to_be_visible()
-    assert page.evaluate("() => Chart.getChart('rating-chart') !== undefined")
+    page.wait_for_function("() => typeof Chart !== 'undefined' && Chart.getChart('rating-chart') !== undefined")
     page.go_back()
     page.locator(".table-games a.gid").first.click()
     expect(page.locator("#meter")).to_be_visible()
