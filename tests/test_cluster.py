@@ -3,6 +3,7 @@ worker's job is rerun and every game stored exactly once, and a clear error with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -189,6 +190,35 @@ def test_a_swiss_tournament_holds_one_local_cluster_for_all_its_rounds(tmp_path:
     assert opened == ["local"]
     again = run_tournament(tmp_path, text, "swiss.db", workers=2, cluster="local")
     assert again.played == 0 and opened == ["local"]  # nothing left to play: no cluster started
+
+
+def test_a_local_cluster_starts_no_more_workers_than_there_are_jobs(tmp_path: Path, monkeypatch) -> None:
+    """Issue 15: ``--workers 40`` for two matches started 40 worker processes."""
+    import arena.execution.dask
+
+    started: list[int] = []
+    real = arena.execution.dask.connect
+
+    @contextlib.contextmanager
+    def counting(address: str, workers: int):
+        with real(address, workers) as client:
+            started.append(len(client.scheduler_info()["workers"]))
+            yield client
+
+    jobs: list[int] = []
+    real_run = DaskExecutor.run
+
+    def run(self, planned, on_event):
+        planned = list(planned)
+        jobs.append(len(planned))
+        return real_run(self, planned, on_event)
+
+    monkeypatch.setattr(arena.execution.dask, "connect", counting)
+    monkeypatch.setattr(DaskExecutor, "run", run)
+    outcome = run_tournament(tmp_path, random_field(2, seats=2), "few.db", workers=12, cluster="local")
+    assert outcome.errors == [] and outcome.played > 0
+    assert jobs and jobs[0] < 12
+    assert started == [jobs[0]]
 
 
 @pytest.mark.skipif(len(affinity.available_cpus()) < 2, reason="needs two CPUs")

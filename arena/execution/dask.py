@@ -253,15 +253,18 @@ class DaskExecutor(Executor):
         self._held = contextlib.ExitStack()
         self._client: Any = None
 
-    def client(self) -> Any:
+    def client(self, jobs: int) -> Any:
+        """The client, connected on first use.  A local cluster starts no more worker processes
+        than the first run has jobs (``--workers 40`` for two matches started 40); a later run
+        (a Swiss's next round, with as many tables) reuses it."""
         if self._client is None:
-            self._client = self._held.enter_context(connect(self.address, self.workers))
+            self._client = self._held.enter_context(connect(self.address, max(1, min(self.workers, jobs))))
         return self._client
 
     def run(self, jobs: Iterable[list[Task]], on_event: Callable[[Event], None]) -> None:
         planned = list(jobs)  # Dask takes the whole plan at once
         if planned:
-            _replay(_distributed(), self.client(), planned, self.play, Ledger(on_event))
+            _replay(_distributed(), self.client(len(planned)), planned, self.play, Ledger(on_event))
 
     def close(self) -> None:
         self._client = None
