@@ -8,10 +8,11 @@ game records, played in-process by the built-in random and heuristic policies of
 tables of 3 and 4, stored again and again through the Store under new ids as the games of two
 tournaments (one per game) of six bots each, with a fault and a stderr log in 1% of them, and
 each tournament's rating history saved as ``arena run`` saves it.  Then ``arena serve`` runs on a
-real port and every page is fetched over HTTP: once each right after the server's start (cold: a
-page waits for ratings the server's warm-up has not made yet), then ``--repeat`` rounds of every
-page (warm); printed are the first fetch, the median and the slowest of the warm ones, in ms,
-and the page's size as sent (gzip).
+real port and every page is fetched over HTTP: once each right after the server's start (cold:
+the rated pages come from the views the run stored in the database, ``views.store_views``, as
+``arena run`` stores them; the time that takes is printed when the database is made), then
+``--repeat`` rounds of every page (warm); printed are the first fetch, the median and the
+slowest of the warm ones, in ms, and the page's size as sent (gzip).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from arena import ratings as rating
 from arena.core.faults import FaultRecord
 from arena.games.selfplay import SelfPlaySpec, iter_records
 from arena.storage import GameRow, open_store, seat_results
+from arena.web import views
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = {"reactor": ("random", "heuristic"), "powder-keg": ("random", "heuristic")}
@@ -46,6 +48,14 @@ def pool(game: str, players: int, n: int) -> list[dict]:
     return list(itertools.islice(iter_records(spec), n))
 
 
+def spec(tid: str, game: str, names: list[str], versions: dict[str, int]) -> dict:
+    """The stored spec of a bench tournament: a round-robin at tables of four, as `arena run` stores one."""
+    return {"name": tid, "game": game, "format": "round-robin", "seats": 4, "bots": [{"name": n} for n in names],
+            "bot_versions": versions, "seed": "1", "rotations": True, "duplicate": False, "variants": [],
+            "points": 1 if game == "powder-keg" else None, "games": 1, "sandbox": {},
+            "time": {"decision": 2000, "game": 60000, "startup": 10000}}
+
+
 def build(db: Path, games: int, seed: int = 1) -> None:
     """The database: ``games`` games split between the two tournaments."""
     rng = random.Random(seed)
@@ -56,9 +66,7 @@ def build(db: Path, games: int, seed: int = 1) -> None:
             versions = {n: store.add_bot_version(n, game, "random_bot.py", content + n.encode(),
                                                  ["python3", "random_bot.py"]).id for n in names}
             tid = f"bench-{game}"
-            store.start_tournament(tid, tid, game, {"format": "round-robin", "seats": 4, "bots":
-                                   [{"name": n} for n in names], "bot_versions": versions, "rotations": True,
-                                   "games": 1}, 1)
+            store.start_tournament(tid, tid, game, spec(tid, game, names, versions), 1)
             records = {p: pool(game, p, 60) for p in (3, 4)}
             for i in range(games // len(GAMES)):
                 players = 3 + i % 2
@@ -81,6 +89,17 @@ def build(db: Path, games: int, seed: int = 1) -> None:
             outcomes = rating.iter_outcomes(store.iter_results(tournament=tid))
             store.save_ratings(tid, rating.rate_points(outcomes, table))
             store.finish_tournament(tid)
+    store_boards(db)
+
+
+def store_boards(db: Path) -> None:
+    """What ``arena run`` stores for the pages as it ends, for each tournament (timed: the time
+    a run of that many games spends on it)."""
+    with open_store(db) as store:
+        for t in store.tournaments():
+            start = time.perf_counter()
+            views.store_views(store, t.id)
+            print(f"  {t.id}: its pages' views stored in {time.perf_counter() - start:.1f} s", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -125,8 +144,11 @@ def main() -> None:
     if args.db.exists():
         with open_store(args.db, readonly=True) as store:
             have = store.counts()["games"]
+            stored = all(store.stored_view(views.board_key(t.id, None)) for t in store.tournaments())
         if have != args.games:
             raise SystemExit(f"{args.db} holds {have} games, not {args.games}: remove it or pass another --db")
+        if not stored:  # made by an arena that stored no views
+            store_boards(args.db)
     else:
         start = time.perf_counter()
         build(args.db, args.games)

@@ -90,7 +90,7 @@ def store(request, tmp_path):
 def test_a_new_file_gets_the_whole_schema(tmp_path):
     with open_store(tmp_path / "a.db") as s:
         assert TABLES <= set(s.db.table_names())
-        assert s.schema_version == len(storage.schema.STEPS) == 9
+        assert s.schema_version == len(storage.schema.STEPS) == 10
         indexes = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"games_schedule", "results_bot", "results_version", "faults_game", "games_tournament_seq",
                 "games_game_seq"} <= indexes
@@ -922,3 +922,47 @@ def test_a_tournament_keeps_the_stop_rules_decision_and_an_old_file_gets_the_col
         assert grown.status == "running" and grown.finished is None and grown.spec == {"a": 2}
         s.finish_tournament("t")
         assert s.tournament("t").stop is None
+
+
+# --- stored views (issue 19: the pages of a 100,000-game database answer at once) ----------------
+
+def test_a_stored_view_comes_back_as_it_was_kept_with_its_stamp(store):
+    """A view is kept whole (an infinite bound stays infinite, not null), replaced by the next
+    save under its key, and a scope's size counts its games and names the newest."""
+    assert store.stored_view("board:t:") is None
+    value = {"rows": [{"bot": "a", "high": float("inf"), "mean": None}], "note": "x" * 10_000}
+    store.save_view("board:t:", [3, 17, 1], value)
+    kept = store.stored_view("board:t:")
+    assert kept is not None and kept.stamp == (3, 17, 1) and kept.value == value and kept.made
+    store.save_view("board:t:", (4, 18, 1), {"rows": []})
+    assert store.stored_view("board:t:").value == {"rows": []} and store.stored_view("board:t:").stamp == (4, 18, 1)
+    bots = add_bots(store)
+    store.start_tournament("t", "T", "reactor", {}, 1)
+    assert store.scope_size(tournament="t") == (0, 0)
+    add(store, "g1", bots, [1, 2, 3], tournament="t")
+    add(store, "g2", bots, [2, 1, 3])
+    newest = store.game_page(limit=1)[0].seq
+    assert store.scope_size(tournament="t") == (1, store.game_page(tournament="t", limit=1)[0].seq)
+    assert store.scope_size(game="reactor") == store.scope_size() == (2, newest)
+    assert store.scope_size(game="powder-keg") == (0, 0)
+
+
+def test_a_file_from_before_stored_views_opens_read_only_where_it_can_not_be_upgraded(tmp_path, monkeypatch):
+    """A database of schema step 9 in a place that can not be written (a published copy): the
+    pages' views are only a cache, so a read-only open reads it as it is, with no stored view;
+    where it can be written, any open upgrades it."""
+    with open_store(tmp_path / "games.db") as games:
+        add(games, "g1", add_bots(games), [2, 1, 3])
+    path = tmp_path / "old.db"
+    as_released(tmp_path / "games.db", path, steps=9)
+    path.chmod(0o444)
+    if os.geteuid() == 0:  # root may write any file: the check it passes is what a user's fails
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real(p, mode, **kw))
+    with open_store(path, readonly=True) as reader:
+        assert reader.schema_version == 9 and reader.stored_view("board:t:") is None
+        assert [g.id for g in reader.games()] == ["g1"] and reader.scope_size() == (1, reader.games()[0].seq)
+    monkeypatch.undo()
+    path.chmod(0o644)
+    with open_store(path, readonly=True) as reader:
+        assert reader.schema_version == len(storage.schema.STEPS) and reader.stored_view("board:t:") is None

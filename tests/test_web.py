@@ -5,24 +5,33 @@ two real tournaments of the bundled bots; the browser tests are in test_web_brow
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import html
 import json
 import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from arena import ratings as rating
+from arena import results
 from arena.core.faults import FaultRecord
 from arena.games import REGISTRY, get_game
 from arena.games.selfplay import SelfPlaySpec, iter_records
 from arena.storage import GameRow, open_store, seat_results
+from arena.storage.schema import STEPS
+from arena.web import views
 from arena.web.render import script_json
 from arena.web.replay import frames, seat_view
-from webtools import KEG, REACTOR, arena, build_db, get, served
+from webtools import KEG, REACTOR, arena, build_db, free_port, get, served
 
 EVIL = "<script>window.__xss=1</script><img src=x onerror=window.__xss=2>"
 EVIL_STDERR = "</script><script>window.__xss=3</script> & <b>bold</b>"
@@ -256,3 +265,176 @@ def test_the_stores_reads_for_the_pages(db: Path) -> None:
         with store.snapshot():
             with store.snapshot():  # a snapshot inside another is the outer one
                 assert store.games(limit=1)[0].id == every[0].id
+
+
+# --- stored boards and stale-while-revalidate (issue 19: every page fast at 100,000 games, the
+# first visit included) -----------------------------------------------------------------------
+
+def copy_of(db: Path, target: Path) -> Path:
+    """A copy of the module's database (SQLite's backup: whole, whatever its WAL holds)."""
+    with contextlib.closing(sqlite3.connect(db)) as src, contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+    return target
+
+
+@contextlib.contextmanager
+def served_here(db: Path) -> Iterator[str]:
+    """``arena serve``'s app on a real port, in this process (so that a test can change what the
+    server computes, or how large a scope it rates while the page waits)."""
+    import uvicorn
+
+    from arena.web.app import make_app
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(make_app(str(db)), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def add_reactor_game(db: Path, gid: str) -> None:
+    """One more game of the Reactor tournament (a stored record again, under a new id), as a run
+    that goes on would add it."""
+    with open_store(db) as store:
+        source = store.games(tournament=REACTOR, limit=1)[0]
+        record = copy.deepcopy(store.game_record(source.id))
+        seats = [store.bot(name).id for name in record["seats"]]
+        store.add_game(GameRow(id=gid, game="reactor", seats=seats, winner=record["result"]["winner"], record=record,
+                               tournament=REACTOR, capped=record["result"]["capped"], round=9, table_no=1,
+                               match_id=gid.rsplit("-g", 1)[0]), seat_results(record))
+
+
+def rated_games(body: str) -> int:
+    return int(re.search(r"(\d+) rated games", body).group(1))  # type: ignore[union-attr]
+
+
+def poll(url: str, done: Callable[[str], bool], seconds: float = 60) -> str:
+    deadline = time.monotonic() + seconds
+    while True:
+        status, body = get(url)
+        assert status == 200, url
+        if done(body):
+            return body
+        assert time.monotonic() < deadline, f"{url} did not change within {seconds} s:\n{body[:2000]}"
+        time.sleep(0.2)
+
+
+def test_arena_run_stores_what_the_pages_show(db: Path) -> None:
+    """`arena run` keeps its tournament's leaderboard, standings and its game's leaderboard in
+    the database, each with the stamp of the games it was made from: the very views a page would
+    compute from those games."""
+    with open_store(db, readonly=True) as store:
+        for t in (REACTOR, KEG):
+            kept = store.stored_view(views.board_key(t, None))
+            assert kept is not None and kept.stamp == views.scope_stamp(store, t, None)
+            assert kept.value == views.leaderboard(store, tournament=t).to_json()
+            table = store.stored_view(views.standings_key(t))
+            assert table is not None and table.stamp == kept.stamp
+            assert table.value == results.standings(store, t).to_json()
+            assert views.Leaderboard.from_json(kept.value).to_json() == kept.value  # read back whole
+        # The game's board was stored at the end of its last run: before the evil game was added.
+        every = store.stored_view(views.board_key(None, "reactor"))
+        assert every is not None and every.stamp[0] == store.tournament_size(REACTOR)[0]
+        assert every.stamp != views.scope_stamp(store, None, "reactor")
+
+
+def test_a_first_visit_shows_the_stored_board_without_rating(db: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Right after the server starts, a page shows the board `arena run` stored: nothing is rated
+    (here rating fails outright).  A stored board of fewer games than the scope holds now is shown
+    at once, saying how old it is, while it is rated again; a failure to rate it is said too."""
+    path = copy_of(db, tmp_path / "arena.db")
+
+    def no_rating(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the ratings were computed")
+
+    monkeypatch.setattr(views, "leaderboard", no_rating)
+    monkeypatch.setattr(results, "standings", no_rating)
+    monkeypatch.setattr(views, "INLINE_GAMES", 0)  # every scope as a large one
+    with open_store(path, readonly=True) as store:
+        order = [r["bot"] for r in store.stored_view(views.board_key(REACTOR, None)).value["board"]["rows"]]
+        games = store.tournament_size(REACTOR)[0]
+    with served_here(path) as base:
+        status, body = get(base + f"/tournaments/{REACTOR}")
+        assert status == 200 and "updating" not in body and "being" not in body
+        board = body.split('id="leaderboard"')[1].split("</table>")[0]
+        assert re.findall(r'data-bot="([^"]+)"', board) == order
+        assert 'id="standings"' in body and "http-equiv" not in body
+        # The game's board is older than its games (the evil game came after the runs).
+        status, body = get(base + "/leaderboard/reactor")
+        assert status == 200 and 'id="leaderboard"' in body
+        assert f"ratings as of {games} of {games + 1} games; " in body
+        poll(base + "/leaderboard/reactor", lambda b: f"ratings as of {games} of {games + 1} games; making them "
+                                                      "again failed: the ratings were computed" in b)
+
+
+def test_a_new_game_serves_the_old_board_then_the_new_one(db: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game added to a large scope: the next visit gets the board of before at once, saying
+    "ratings as of N of N+1 games; updating", and a later one the board with the new game."""
+    path = copy_of(db, tmp_path / "arena.db")
+    monkeypatch.setattr(views, "INLINE_GAMES", 0)
+    with served_here(path) as base:
+        url = base + f"/tournaments/{REACTOR}"
+        status, body = get(url)
+        assert status == 200 and "updating" not in body
+        rated = rated_games(body)
+        with open_store(path, readonly=True) as store:
+            games = store.tournament_size(REACTOR)[0]
+        add_reactor_game(path, f"{REACTOR}/r9-t1-s0-g0")
+        status, body = get(url)
+        assert status == 200 and rated_games(body) == rated
+        assert f"ratings as of {games} of {games + 1} games; updating" in body
+        assert f"standings as of {games} of {games + 1} games; updating" in body
+        body = poll(url, lambda b: "updating" not in b)
+        assert rated_games(body) == rated + 1
+
+
+def test_a_large_scope_with_nothing_stored_answers_at_once_and_reloads(db: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database of the arena before stored boards (schema step 9): it opens and serves (upgraded
+    as it opens).  With nothing rated yet, a large scope's page answers at once that it is being
+    rated and reloads itself (a meta refresh: the CSP runs no inline script), until the board is made."""
+    from common import as_released
+
+    path = tmp_path / "old.db"
+    as_released(db, path, steps=9)
+    gate = threading.Event()
+    rate = views.leaderboard
+
+    def held(*args: Any, **kwargs: Any) -> views.Leaderboard:
+        gate.wait(60)
+        return rate(*args, **kwargs)
+
+    monkeypatch.setattr(views, "leaderboard", held)
+    monkeypatch.setattr(views, "INLINE_GAMES", 0)
+    with served_here(path) as base:
+        for url in ("/leaderboard/reactor", f"/tournaments/{REACTOR}"):
+            status, body = get(base + url)
+            assert status == 200 and "being rated" in body, url
+            assert '<meta http-equiv="refresh" content="5">' in body and 'id="leaderboard"' not in body
+        gate.set()
+        body = poll(base + "/leaderboard/reactor", lambda b: 'id="leaderboard"' in b)
+        assert "http-equiv" not in body and "being rated" not in body
+        poll(base + f"/tournaments/{REACTOR}", lambda b: 'id="standings"' in b and "http-equiv" not in b)
+    with open_store(path, readonly=True) as store:
+        assert store.schema_version == len(STEPS)
+
+
+def test_small_scopes_are_rated_while_the_page_waits(db: Path, tmp_path: Path) -> None:
+    """Below the size that is rated in the background, a new game is on the very next page."""
+    path = copy_of(db, tmp_path / "arena.db")
+    with served_here(path) as base:
+        url = base + f"/tournaments/{REACTOR}"
+        rated = rated_games(get(url)[1])
+        add_reactor_game(path, f"{REACTOR}/r9-t1-s0-g0")
+        status, body = get(url)
+        assert status == 200 and rated_games(body) == rated + 1 and "updating" not in body

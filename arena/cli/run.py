@@ -63,6 +63,7 @@ def run(
     from arena import results
     from arena.execution import check_executor
     from arena.tournament import Tournament
+    from arena.web.views import store_views
 
     fmt = output_format(fmt, json_out)
     spec = tournament_file(file)
@@ -76,7 +77,10 @@ def run(
         tournament = Tournament(spec, store)
         outcome = tournament.run(workers=workers, on_progress=_live_view(bar, tournament, standings_every),
                                  cluster=cluster)
-        board = results.board(results.load_pool(store, tournament=outcome.tournament))
+        pool = results.load_pool(store, tournament=outcome.tournament)
+        board = results.board(pool)
+        # What `arena serve` shows of the tournament, kept so that its pages need not rate it again.
+        store_views(store, outcome.tournament, pool=pool, board=board)
         standing = results.standings(store, outcome.tournament) if fmt == "table" else None
     _show(outcome, db, fmt, board, standing)
 

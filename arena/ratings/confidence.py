@@ -295,6 +295,11 @@ class PairStats:
         """Plain JSON values, with the status spelled out."""
         return {**asdict(self), "status": self.status}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PairStats:
+        """The statistics :meth:`to_json` gave (a stored view read back)."""
+        return cls(**{k: v for k, v in data.items() if k != "status"})
+
 
 def _interval(est: Estimate, alpha: float) -> tuple[float, float, float]:
     """(low, high, p_better) of the normal-theory interval."""
@@ -538,6 +543,11 @@ class SeatStats:
         """Plain JSON values."""
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeatStats:
+        """The line :meth:`to_json` gave."""
+        return cls(**data)
+
 
 def seat_stats(outcomes: Iterable[GameOutcome]) -> tuple[SeatStats, ...]:
     """Per bot, table size and seat index: games, wins, mean place, win rate (sorted by those keys)."""
@@ -582,6 +592,12 @@ class Crosstable:
         return {"bots": list(self.bots), "pairs": [p.to_json() for p in self.pairs],
                 "seats": [s.to_json() for s in self.seats], "alpha": self.alpha, "delta": self.delta,
                 "method": self.method}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Crosstable:
+        """The crosstable :meth:`to_json` gave (a stored view read back)."""
+        return cls(tuple(data["bots"]), tuple(PairStats.from_json(p) for p in data["pairs"]),
+                   tuple(SeatStats.from_json(x) for x in data["seats"]), data["alpha"], data["delta"], data["method"])
 
 
 def crosstable(outcomes: Sequence[GameOutcome], order: Sequence[str] | None = None, *,

@@ -52,6 +52,11 @@ class BoardRow:
         """Plain JSON values."""
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BoardRow:
+        """The line :meth:`to_json` gave."""
+        return cls(**data)
+
 
 @dataclass(frozen=True, slots=True)
 class Board:
@@ -67,6 +72,12 @@ class Board:
         """Plain JSON values."""
         return {"rows": [r.to_json() for r in self.rows], "games": self.games, "excluded": self.excluded,
                 "alpha": self.alpha, "delta": self.delta}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Board:
+        """The board :meth:`to_json` gave (a stored view read back)."""
+        return cls(tuple(BoardRow.from_json(r) for r in data["rows"]), data["games"], data["excluded"],
+                   data["alpha"], data["delta"])
 
 
 def board(pool: Pool, *, alpha: float = ALPHA, delta: float = DELTA, seed: int | str = 0,

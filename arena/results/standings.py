@@ -61,6 +61,11 @@ class StandingRow:
         """Plain JSON values."""
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StandingRow:
+        """The line :meth:`to_json` gave."""
+        return cls(**data)
+
 
 @dataclass(frozen=True, slots=True)
 class TableResult:
@@ -79,6 +84,11 @@ class TableResult:
         """Plain JSON values."""
         return {**asdict(self), "bots": list(self.bots)}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableResult:
+        """The table :meth:`to_json` gave."""
+        return cls(**{**data, "bots": tuple(data["bots"])})
+
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
@@ -91,6 +101,11 @@ class RoundResult:
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
         return {"number": self.number, "tables": [t.to_json() for t in self.tables], "byes": list(self.byes)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoundResult:
+        """The round :meth:`to_json` gave."""
+        return cls(data["number"], tuple(TableResult.from_json(t) for t in data["tables"]), tuple(data["byes"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +129,14 @@ class Standings:
                 "rows": [r.to_json() for r in self.rows], "rounds": [r.to_json() for r in self.rounds],
                 "rounds_planned": self.rounds_planned, "tiebreaks": list(self.tiebreaks),
                 "versus": [p.to_json() for p in self.versus]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Standings:
+        """The standings :meth:`to_json` gave (a stored view read back)."""
+        return cls(data["tournament"], data["format"], data["status"],
+                   tuple(StandingRow.from_json(r) for r in data["rows"]),
+                   tuple(RoundResult.from_json(r) for r in data["rounds"]), data["rounds_planned"],
+                   tuple(data["tiebreaks"]), tuple(PairStats.from_json(p) for p in data["versus"]))
 
 
 def stored_format(stored: dict[str, Any]) -> Format:

@@ -21,6 +21,7 @@ from arena.storage.rows import (
     RatingPointLike,
     ResultRow,
     SeatResult,
+    StoredView,
     Tournament,
 )
 from arena.storage.store import Store
@@ -35,6 +36,7 @@ __all__ = [
     "ResultRow",
     "SeatResult",
     "Store",
+    "StoredView",
     "Tournament",
     "content_sha256",
     "decode_record",

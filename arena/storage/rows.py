@@ -150,6 +150,17 @@ class RatingPoint:
     sigma: float
 
 
+@dataclass(frozen=True, slots=True)
+class StoredView:
+    """A view kept by :meth:`Store.save_view`: its value (plain JSON values) and the stamp of the
+    games it was made from (what the caller compares with the games stored now)."""
+
+    key: str
+    stamp: tuple[int, ...]
+    value: dict[str, Any]
+    made: str  # when, ISO 8601 UTC
+
+
 class RatingPointLike(Protocol):
     """Anything with a rating point's attributes (ratings.py keeps its own type)."""
 

@@ -268,10 +268,25 @@ def _v9_newest_first(db: Database) -> None:
     db.execute("CREATE INDEX games_game_seq ON games (game, seq)")
 
 
+def _v10_stored_views(db: Database) -> None:
+    """Version 10: ``views``, what the pages show that is slow to compute from a large pool (a
+    scope's leaderboard and crosstable, a tournament's standings), written by the run that
+    played the games (:meth:`Store.save_view`), each with the ``stamp`` of the games it was made
+    from.  A cache like ``ratings``: always recomputable from the games, and a page that finds
+    its stamp old serves it while the server recomputes it, instead of making a visitor wait
+    minutes for 50,000 games to be rated."""
+    db.execute("CREATE TABLE views (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, value BLOB NOT NULL, "
+               "made TEXT NOT NULL)")
+
+
+# Steps a read-only open may do without: what they add is a cache that the readers find missing
+# and recompute, so a file in a folder that can not be written still opens after an upgrade.
+OPTIONAL_FOR_READING = frozenset({"_v10_stored_views"})
+
 # Ordered schema steps.  Never edit or reorder a released step: append a new one.
 STEPS: list[Callable[[Database], None]] = [_v1_initial, _v2_schedule_order, _v3_collateral_faults, _v4_match_ids,
                                            _v5_views, _v6_stop_decisions, _v7_removed_bots, _v8_secrets,
-                                           _v9_newest_first]
+                                           _v9_newest_first, _v10_stored_views]
 
 # Every seat result of one tournament's games (``tournament IS NULL``: games of no tournament)
 # in rating order: the scheduler's order, round by round (a Swiss round is paired on the results

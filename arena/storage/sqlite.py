@@ -27,11 +27,13 @@ the same dict.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import sqlite3
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
@@ -57,6 +59,7 @@ from arena.storage.rows import (
     RatingPointLike,
     ResultRow,
     SeatResult,
+    StoredView,
     Tournament,
 )
 from arena.storage.store import Store
@@ -77,6 +80,12 @@ def _now() -> str:
 
 def _canonical(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def _view_json(value: dict[str, Any]) -> bytes:
+    """A stored view as JSON: the json module's, which keeps an infinite bound infinite (orjson
+    would write it as null)."""
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 def _check_folder(path: str) -> None:
@@ -188,7 +197,9 @@ class SqliteStore(Store):
             self.db.execute("PRAGMA foreign_keys = ON")
             if readonly:
                 self._check_readable()
-                if schema.migrations().pending(self.db):
+                pending = {m.name for m in schema.migrations().pending(self.db)}
+                # Only a cache missing (the stored views) and no right to add it: read without it.
+                if pending and (pending - schema.OPTIONAL_FOR_READING or os.access(self.path, os.W_OK)):
                     self._upgrade()
             elif self.path != MEMORY:
                 # Two processes opening a new (or older) file at once would both create (or
@@ -936,6 +947,40 @@ class SqliteStore(Store):
                 )
         except sqlite3.IntegrityError as e:
             raise StorageError(f"ratings of {tournament_id!r} were not saved ({e}); recompute them") from e
+
+    # --- stored views ---------------------------------------------------------------------
+
+    def save_view(self, key: str, stamp: Sequence[int], value: dict[str, Any]) -> None:
+        """Keep ``value`` (plain JSON values) as the view ``key``, made from the games ``stamp`` says."""
+        try:
+            with self._write():
+                self.db.execute(
+                    "INSERT OR REPLACE INTO views (key, stamp, value, made) VALUES (?, ?, ?, ?)",
+                    [key, orjson.dumps(list(stamp)).decode(), zlib.compress(_view_json(value)), _now()])
+        except sqlite3.IntegrityError as e:
+            raise StorageError(f"view {key!r} was not saved ({e}); recompute it") from e
+
+    def stored_view(self, key: str) -> StoredView | None:
+        """The view last saved under ``key`` (None: none, or a file from before schema step 10
+        read where it could not be upgraded)."""
+        try:
+            row = self.db.execute("SELECT stamp, value, made FROM views WHERE key = ?", [key]).fetchone()
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):
+                return None
+            raise
+        if row is None:
+            return None
+        return StoredView(key, tuple(orjson.loads(row[0])), json.loads(zlib.decompress(row[1])), row[2])
+
+    def scope_size(self, *, tournament: str | None = None, game: str | None = None) -> tuple[int, int]:
+        """(games, newest commit number) of a tournament's or a game's games (both None: all),
+        counted down the index of step 9 without reading a row."""
+        where = [sql for sql, value in (("tournament = :t", tournament), ("game = :g", game)) if value is not None]
+        row = self.db.execute(
+            "SELECT count(*), coalesce(max(seq), 0) FROM games" + (" WHERE " + " AND ".join(where) if where else ""),
+            {"t": tournament, "g": game}).fetchone()
+        return int(row[0]), int(row[1])
 
     def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:
         """One bot's points, in order (the key's first column finds the tournament's rows)."""

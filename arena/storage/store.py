@@ -13,6 +13,8 @@ how it keeps each promise; every backend keeps them all:
   made the games, never in commit order, so the same games always give the same ratings.
 * **Ratings are a cache.**  :meth:`Store.save_ratings` replaces a tournament's history; it can
   always be recomputed from the games.
+* **Views are a cache.**  :meth:`Store.save_view` keeps what a page shows that is slow to
+  compute, with the stamp of the games it was made from; a reader that finds it old recomputes.
 * **One run of a tournament at a time** (:meth:`Store.running`), while others read.
 """
 
@@ -34,6 +36,7 @@ from arena.storage.rows import (
     RatingPointLike,
     ResultRow,
     SeatResult,
+    StoredView,
     Tournament,
 )
 
@@ -271,6 +274,21 @@ class Store(ABC):
     @abstractmethod
     def save_ratings(self, tournament_id: str, history: Iterable[RatingPointLike]) -> None:
         """Replace the stored rating history of one tournament (or any label of a pool of games)."""
+
+    # --- stored views ---------------------------------------------------------------------
+
+    @abstractmethod
+    def save_view(self, key: str, stamp: Sequence[int], value: dict[str, Any]) -> None:
+        """Keep ``value`` (plain JSON values) as the view ``key``, made from the games ``stamp`` says."""
+
+    @abstractmethod
+    def stored_view(self, key: str) -> StoredView | None:
+        """The view last saved under ``key``, or None."""
+
+    @abstractmethod
+    def scope_size(self, *, tournament: str | None = None, game: str | None = None) -> tuple[int, int]:
+        """(games, newest commit number, 0 for none) of one tournament's or one game's games
+        (both None: every game); cheap enough to ask on every page."""
 
     @abstractmethod
     def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from dataclasses import replace
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -51,7 +52,7 @@ class Pages:
         self.db = db
         self.env = environment()
         self.links = Links()
-        self.cache = views.RatingCache()
+        self.cache = views.RatingCache(self.store)
         self.replays: dict[str, dict[str, Any]] = {}  # game id -> frames, oldest viewed first
         self.lock = threading.Lock()
         with self.store():  # fail at start, not on the first request, if the database can not be read
@@ -60,7 +61,8 @@ class Pages:
         threading.Thread(target=self.warm, name="arena-web-warm", daemon=True).start()
 
     def warm(self) -> None:
-        """Fill the cache with every tournament's and every game's leaderboard and standings."""
+        """Fill the cache with every tournament's and every game's leaderboard and standings: the
+        stored ones read now, a small scope made now, a large one made in the background."""
         with contextlib.suppress(Exception), self.store() as store:  # a page computes what this did not
             for t in store.tournaments():
                 views.tournament_view(store, t, self.cache)
@@ -105,7 +107,10 @@ class Pages:
     def bot(self, request: Request) -> Response:
         name = request.path_params["name"]
         with self.store() as store:
-            view = self.cache.memo(store, ("bot", name), lambda: _found(views.bot_view, store, name))
+            game = _found(store.bot, name).game
+            cached = self.cache.memo(store, ("bot", name), lambda s: views.bot_view(s, name),
+                                     lambda s: views.scope_stamp(s, None, game), first_inline=True)
+        view = replace(cached.value, as_of=self.cache.age(cached, ("bot", name)).replace("ratings", "this page"))
         return self.page("bot.html", view=view)
 
     def games(self, request: Request) -> Response:

@@ -9,10 +9,13 @@ history is rated once, not on every page.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
 
 from arena import results
 from arena.ratings.confidence import Crosstable
@@ -20,6 +23,7 @@ from arena.results import Board, BoardRow, Standings
 from arena.storage import GameSummary, Store, Tournament
 
 T = TypeVar("T")
+log = logging.getLogger("arena.web")
 
 PAGE_SIZE = 50
 # Rank ranges resample every table of a pool a thousand times: seconds for a few thousand games,
@@ -37,7 +41,10 @@ CHART_POINTS = 600
 @dataclass(frozen=True, slots=True)
 class Leaderboard:
     """A leaderboard of one scope (a tournament, or every game of one game) with its crosstable:
-    the results layer's board (:func:`arena.results.board`) and crosstable, titled for a page."""
+    the results layer's board (:func:`arena.results.board`) and crosstable, titled for a page.
+
+    ``as_of``: what the page says of its age (empty: made from the games stored now); ``pending``:
+    nothing rated yet, the page shows a placeholder and reloads itself."""
 
     title: str
     game: str | None
@@ -45,6 +52,8 @@ class Leaderboard:
     cross: Crosstable | None
     note: str = ""
     rank_ranges: bool = True  # False: past RANK_RANGE_GAMES, each rank range is the rank itself
+    as_of: str = ""
+    pending: bool = False
 
     @property
     def rows(self) -> tuple[BoardRow, ...]:
@@ -54,45 +63,201 @@ class Leaderboard:
     def games(self) -> int:
         return self.board.games if self.board is not None else 0
 
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values (what :meth:`Store.save_view` keeps)."""
+        return {"title": self.title, "game": self.game, "board": self.board.to_json() if self.board else None,
+                "cross": self.cross.to_json() if self.cross else None, "note": self.note,
+                "rank_ranges": self.rank_ranges}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Leaderboard:
+        """The leaderboard :meth:`to_json` gave."""
+        return cls(data["title"], data["game"], Board.from_json(data["board"]) if data["board"] else None,
+                   Crosstable.from_json(data["cross"]) if data["cross"] else None, data["note"], data["rank_ranges"])
+
+
+# What a cached value was made from: (games in its scope, the newest one's commit number, finished
+# tournaments among the scope's).  Games are append-only and each commit takes the next number, so
+# a new game changes the first two; a run that ends adds no game but finishes its tournament.
+Stamp = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Cached(Generic[T]):
+    """A value as the cache has it: ``value`` None while nothing is made yet; ``made_of`` games of
+    the scope it was made from, of the ``stored`` ones there are now."""
+
+    value: T | None
+    made_of: int
+    stored: int
+    old: bool = False  # made of other games than those stored now (being made again)
+
+    @property
+    def updating(self) -> bool:
+        """Whether it is not made of the games stored now (and being made again)."""
+        return self.value is None or self.old
+
 
 @dataclass(slots=True)
 class RatingCache:
-    """What is costly to compute (ratings, standings, a bot's page), kept while the database
-    holds the same games: rating 100,000 games takes seconds, a page must take milliseconds.
-    Games are append-only and each commit takes the next number, so the newest commit number
-    (with the count of finished tournaments) says whether anything changed since."""
+    """What is costly to compute (ratings, standings, a bot's page), kept while its scope holds
+    the same games: rating 100,000 games takes minutes, a page must take milliseconds.
 
-    entries: dict[tuple[Any, ...], tuple[tuple[int, int], Any]] = field(default_factory=dict)
+    A scope of at most :data:`INLINE_GAMES` games is computed while its page waits (well under a
+    second), as often as it changes.  A larger one is never waited for: its page shows the newest
+    value there is (made here before, else the one ``arena run`` stored in the database) and says
+    how old it is, while one background thread per value makes it again from the games stored
+    now; with no value at all the page says the scope is being rated.  ``opener`` opens a store
+    for those threads (a request's store closes with the request); without one (the static
+    report) everything is computed inline."""
+
+    opener: Callable[[], AbstractContextManager[Store]] | None = None
+    entries: dict[tuple[Any, ...], tuple[Stamp, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     making: dict[tuple[Any, ...], threading.Lock] = field(default_factory=dict)
+    refreshing: set[tuple[Any, ...]] = field(default_factory=set)
+    rest_until: dict[tuple[Any, ...], float] = field(default_factory=dict)
+    failures: dict[tuple[Any, ...], str] = field(default_factory=dict)  # key -> why its last refresh failed
 
-    def memo(self, store: Store, key: tuple[Any, ...], make: Callable[[], T]) -> T:
-        """``make()``, or what it gave for ``key`` while no game has been added since.  One
-        request makes a value at a time: another that wants it meanwhile waits for it rather
-        than rating the same games again."""
-        stamp = _stamp(store)
+    def memo(self, store: Store, key: tuple[Any, ...], make: Callable[[Store], T], stamp: Callable[[Store], Stamp],
+             stored: Callable[[Store], tuple[Stamp, T] | None] | None = None, *, inline: bool = False,
+             first_inline: bool = False) -> Cached[T]:
+        """``make(store)`` for ``key``, or what it gave while ``stamp(store)`` was the same; for a
+        large scope (unless ``inline``), at once what there is, made again in the background.
+        ``stored``: the value kept in the database (what to serve before anything is made here);
+        ``first_inline``: with no value at all, make it while the request waits (seconds at most)."""
+        now = stamp(store)
+        with self.lock:
+            hit = self.entries.get(key)
+        if hit is None and stored is not None:
+            kept = stored(store)
+            if kept is not None:
+                with self.lock:
+                    hit = self.entries.setdefault(key, kept)
+        if hit is not None and hit[0] == now:
+            return Cached(hit[1], now[0], now[0])
+        if inline or self.opener is None or now[0] <= INLINE_GAMES or (first_inline and hit is None):
+            return self._make_here(store, key, make, stamp)
+        self._refresh(key, make, stamp)
+        if hit is None:
+            return Cached(None, 0, now[0])
+        return Cached(hit[1], hit[0][0], now[0], old=True)
+
+    def _make_here(self, store: Store, key: tuple[Any, ...], make: Callable[[Store], T],
+                   stamp: Callable[[Store], Stamp]) -> Cached[T]:
+        """Made while the request waits.  One request makes a value at a time: another that
+        wants it meanwhile waits for it rather than rating the same games again."""
         with self.lock:
             making = self.making.setdefault(key, threading.Lock())
         with making:
+            now = stamp(store)
             with self.lock:
                 hit = self.entries.get(key)
-            if hit is not None and hit[0] >= stamp:
-                return hit[1]
-            value = make()
+            if hit is not None and hit[0] == now:
+                return Cached(hit[1], now[0], now[0])
+            made, value = _made(store, make, stamp)
             with self.lock:
-                self.entries[key] = (stamp, value)
-            return value
+                self.entries[key] = (made, value)
+            return Cached(value, made[0], made[0])
+
+    def _refresh(self, key: tuple[Any, ...], make: Callable[[Store], T], stamp: Callable[[Store], Stamp]) -> None:
+        """Make ``key`` again in a thread of its own, unless one is at it (or rests: after a
+        refresh that took t seconds, the next starts t seconds later at the earliest, so a run
+        adding games to a huge scope keeps the server busy half the time at most; after a failure,
+        :data:`RETRY_SECONDS` at least)."""
+        assert self.opener is not None
+        opener = self.opener
+        with self.lock:
+            if key in self.refreshing or time.monotonic() < self.rest_until.get(key, 0.0):
+                return
+            self.refreshing.add(key)
+
+        def work() -> None:
+            started = time.monotonic()
+            rest = 0.0
+            try:
+                with opener() as store:
+                    made, value = _made(store, make, stamp)
+                with self.lock:
+                    self.entries[key] = (made, value)
+                    self.failures.pop(key, None)
+            except Exception as e:  # the page goes on showing the value it has, and says why
+                log.warning("could not make %s again: %s", key, e)
+                with self.lock:
+                    self.failures[key] = str(e)
+                rest = RETRY_SECONDS
+            finally:
+                with self.lock:
+                    self.refreshing.discard(key)
+                    self.rest_until[key] = time.monotonic() + max(time.monotonic() - started, rest)
+
+        threading.Thread(target=work, name=f"arena-web-{key[0]}", daemon=True).start()
 
     def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
-        """The leaderboard of a scope."""
-        return self.memo(store, ("board", tournament, game),
-                         lambda: leaderboard(store, tournament=tournament, game=game))
+        """The leaderboard of a scope: made now, or the newest there is with how old it is."""
+        cached = self.memo(store, ("board", tournament, game), lambda s: leaderboard(s, tournament=tournament, game=game),
+                           lambda s: scope_stamp(s, tournament, game),
+                           lambda s: _stored(s, board_key(tournament, game), Leaderboard.from_json))
+        if cached.value is not None:
+            return replace(cached.value, as_of=self.age(cached, ("board", tournament, game)))
+        title = f"tournament {tournament}" if tournament else f"all {game} games" if game else "all games"
+        return Leaderboard(title, game, None, None, f"being rated: {cached.stored:,} games, which takes a while; "
+                           "this page reloads itself until the ratings are made", pending=True)
+
+    def age(self, cached: Cached[Any], key: tuple[Any, ...]) -> str:
+        """What a page says of a value that is not made of the games stored now."""
+        if not cached.updating:
+            return ""
+        with self.lock:
+            failed = self.failures.get(key)
+        if failed:
+            return f"ratings as of {cached.made_of:,} of {cached.stored:,} games; making them again failed: {failed}"
+        return f"ratings as of {cached.made_of:,} of {cached.stored:,} games; updating"
 
 
-def _stamp(store: Store) -> tuple[int, int]:
-    """What a cached value depends on: the games (the newest commit number) and how many
-    tournaments are finished (a board says which of its tournaments are not)."""
-    return newest_game(store), sum(t.status == "finished" for t in store.tournaments())
+# A scope of at most this many games is rated while its page waits (a fraction of a second); a
+# larger one is rated in the background, its page served meanwhile from the last ratings made.
+INLINE_GAMES = 2_000
+# A value whose making failed is tried again this long after, at the earliest.
+RETRY_SECONDS = 5.0
+
+
+def _made(store: Store, make: Callable[[Store], T], stamp: Callable[[Store], Stamp]) -> tuple[Stamp, T]:
+    """``make(store)`` with the stamp of the games it read (one snapshot: a game committed
+    meanwhile is in neither)."""
+    with store.snapshot():
+        return stamp(store), make(store)
+
+
+def _stored(store: Store, key: str, load: Callable[[dict[str, Any]], T]) -> tuple[Stamp, T] | None:
+    """The view ``arena run`` stored under ``key``, if any (and one this code can read)."""
+    kept = store.stored_view(key)
+    if kept is None or len(kept.stamp) != 3:
+        return None
+    try:
+        value = load(kept.value)
+    except (KeyError, TypeError, ValueError) as e:  # written by another version of arena: made again here
+        log.info("stored view %s is not readable here (%s); it is made again", key, e)
+        return None
+    return (kept.stamp[0], kept.stamp[1], kept.stamp[2]), value
+
+
+def board_key(tournament: str | None, game: str | None) -> str:
+    """The stored view of a scope's leaderboard."""
+    return f"board:{tournament or ''}:{game or ''}"
+
+
+def standings_key(tournament: str) -> str:
+    """The stored view of a tournament's standings."""
+    return f"standings:{tournament}"
+
+
+def scope_stamp(store: Store, tournament: str | None, game: str | None) -> Stamp:
+    """What a scope's cached values depend on (see :data:`Stamp`)."""
+    games, newest = store.scope_size(tournament=tournament, game=game)
+    finished = sum(t.status == "finished" for t in store.tournaments()
+                   if (tournament is None or t.id == tournament) and (game is None or t.game == game))
+    return games, newest, finished
 
 
 def newest_game(store: Store) -> int:
@@ -101,9 +266,11 @@ def newest_game(store: Store) -> int:
     return page[0].seq if page else 0
 
 
-def leaderboard(store: Store, *, tournament: str | None = None, game: str | None = None) -> Leaderboard:
-    """The board and crosstable of one scope (read in one snapshot by :func:`arena.results.load_pool`)."""
-    pool = results.load_pool(store, tournament=tournament, game=game)
+def leaderboard(store: Store, *, tournament: str | None = None, game: str | None = None,
+                pool: results.Pool | None = None, board: Board | None = None) -> Leaderboard:
+    """The board and crosstable of one scope (read in one snapshot by :func:`arena.results.load_pool`;
+    ``pool`` and ``board``: that scope's, when the caller has them already)."""
+    pool = pool if pool is not None else results.load_pool(store, tournament=tournament, game=game)
     title = f"tournament {tournament}" if tournament else f"all {game} games" if game else "all games"
     if len(pool.games) > 1:
         return Leaderboard(title, None, None, None,
@@ -111,11 +278,36 @@ def leaderboard(store: Store, *, tournament: str | None = None, game: str | None
     if not pool.outcomes:
         return Leaderboard(title, pool.games[0] if pool.games else game, None, None,
                            "no rated games yet" if not pool.stored else "none of the stored games can be rated")
-    ranges = len(pool.outcomes) <= RANK_RANGE_GAMES
-    board = results.board(pool, rank_ranges=ranges)
+    # A board handed in is the caller's own, with its rank ranges (``arena run`` shows them).
+    ranges = board is not None or len(pool.outcomes) <= RANK_RANGE_GAMES
+    if board is None:
+        board = results.board(pool, rank_ranges=ranges)
     note = (f"not finished: {', '.join(pool.unfinished)} (these ratings include only the games played so far)"
             if pool.unfinished else "")
     return Leaderboard(title, pool.games[0], board, results.cross(pool, [r.bot for r in board.rows]), note, ranges)
+
+
+def store_views(store: Store, tournament: str, *, pool: results.Pool | None = None,
+                board: Board | None = None) -> None:
+    """Compute and keep in the database what the pages of ``tournament`` show that is slow to
+    make from many games: its leaderboard and standings, and the leaderboard of every game of its
+    game (what ``arena run`` does as it ends, so that ``arena serve`` shows a 50,000-game
+    tournament at once, not after minutes of rating).  ``pool`` and ``board``: the tournament's,
+    when the caller has them already."""
+    t = store.tournament(tournament)
+    with store.snapshot():
+        stamp = scope_stamp(store, tournament, None)
+        own = leaderboard(store, tournament=tournament, pool=pool, board=board)
+        table = results.standings(store, tournament)
+    store.save_view(board_key(tournament, None), stamp, own.to_json())
+    store.save_view(standings_key(tournament), stamp, table.to_json())
+    with store.snapshot():
+        game_stamp = scope_stamp(store, None, t.game)
+        if game_stamp[:2] == stamp[:2]:  # the game's games are the tournament's: rated once
+            every = replace(own, title=f"all {t.game} games")
+        else:
+            every = leaderboard(store, game=t.game)
+    store.save_view(board_key(None, t.game), game_stamp, every.to_json())
 
 
 # --- tournaments ---------------------------------------------------------------------------------
@@ -164,8 +356,22 @@ def planned_matches(spec: dict[str, Any]) -> int | None:
 def progress(store: Store, t: Tournament, cache: RatingCache) -> Progress:
     """Games and matches stored so far (counted again only once a game was added), and the
     tournament's status, read every time: a run that ends adds no game, but finishes it."""
-    games, matches = cache.memo(store, ("size", t.id), lambda: store.tournament_size(t.id))
+    size = cache.memo(store, ("size", t.id), lambda s: s.tournament_size(t.id),
+                      lambda s: scope_stamp(s, t.id, None), inline=True).value
+    assert size is not None
+    games, matches = size
     return Progress(store.status(t), games, matches, planned_matches(t.spec))
+
+
+def tournament_standings(store: Store, t: Tournament, cache: RatingCache) -> tuple[Standings | None, str]:
+    """The tournament's standings (None: being made) and what the page says of their age."""
+    key = ("standings", t.id)
+    cached = cache.memo(store, key, lambda s: results.standings(s, t.id), lambda s: scope_stamp(s, t.id, None),
+                        lambda s: _stored(s, standings_key(t.id), Standings.from_json))
+    if cached.value is None:
+        return None, f"being made: {cached.stored:,} games; this page reloads itself until they are"
+    # The status is read now: a run that stops (a kill) changes it without a game.
+    return replace(cached.value, status=store.status(t)), cache.age(cached, key).replace("ratings", "standings")
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,10 +381,16 @@ class TournamentView:
     tournament: Tournament
     progress: Progress
     board: Leaderboard
-    standings: Standings  # by the tournament's own scoring: points, tiebreaks, each round's tables
+    standings: Standings | None  # by the tournament's own scoring: points, tiebreaks, each round's tables
     games: dict[tuple[int, int], list[TableGame]]  # (round, table) -> its games shown, in schedule order
     heat: list[list[float | None]]  # crosstable cells: mean place difference, row bot ahead if > 0
     shown_games: int = 0  # games in the round tables (the newest)
+    standings_as_of: str = ""  # the standings' age (empty: made of the games stored now)
+
+    @property
+    def pending(self) -> bool:
+        """Whether something on the page is still being made (the page reloads itself)."""
+        return self.board.pending or self.standings is None
 
 
 # The round tables list at most this many games (the newest), so a huge tournament's page stays small.
@@ -188,7 +400,7 @@ ROUND_GAMES_SHOWN = 120
 def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> TournamentView:
     """The tournament page: status, leaderboard, standings, round tables, crosstable."""
     board = cache.get(store, t.id, None)
-    table = cache.memo(store, ("standings", t.id), lambda: results.standings(store, t.id))
+    table, table_age = tournament_standings(store, t, cache)
     games = store.game_page(tournament=t.id, limit=ROUND_GAMES_SHOWN)
     at: dict[tuple[int, int], list[TableGame]] = {}
     for g in sorted(games, key=lambda g: (g.round or 0, g.table_no or 0, g.seq)):
@@ -200,8 +412,7 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
             for b in board.cross.bots:
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
-    return TournamentView(t, progress(store, t, cache), board, table,
-                          at, heat, len(games))
+    return TournamentView(t, progress(store, t, cache), board, table, at, heat, len(games), table_age)
 
 
 # --- bots ----------------------------------------------------------------------------------------
@@ -246,6 +457,7 @@ class BotView:
     fault_total: int
     history: dict[str, list[dict[str, float]]]  # tournament -> points {x: game number, mu, low, high}
     recent: list[GameSummary]
+    as_of: str = ""  # the page's age, when it is not made of the games stored now
 
 
 def thinned(points: Sequence[T], most: int) -> list[T]:
