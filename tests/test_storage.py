@@ -966,3 +966,18 @@ def test_a_file_from_before_stored_views_opens_read_only_where_it_can_not_be_upg
     path.chmod(0o644)
     with open_store(path, readonly=True) as reader:
         assert reader.schema_version == len(storage.schema.STEPS) and reader.stored_view("board:t:") is None
+
+
+def test_a_bots_rating_history_thins_evenly_and_keeps_both_ends(store):
+    """A chart takes at most so many points of a long history: evenly spaced, the first and the
+    last kept, the same points a thinning of the whole history in Python would keep."""
+    from arena.storage import RatingPoint
+
+    points = [RatingPoint(seq, None, bot, 25.0 + seq / 100, 8.0 - seq / 1000) for seq in range(1, 1001)
+              for bot in ("a", "b")]
+    store.save_ratings("t", points)
+    whole = store.bot_rating_history("t", "a")
+    assert whole == [p for p in points if p.bot == "a"] == store.bot_rating_history("t", "a", most=5000)
+    step = (len(whole) - 1) / (37 - 1)
+    assert store.bot_rating_history("t", "a", most=37) == [whole[round(i * step)] for i in range(37)]
+    assert store.bot_rating_history("t", "a", most=37)[-1] == whole[-1]

@@ -274,9 +274,17 @@ def _v10_stored_views(db: Database) -> None:
     played the games (:meth:`Store.save_view`), each with the ``stamp`` of the games it was made
     from.  A cache like ``ratings``: always recomputable from the games, and a page that finds
     its stamp old serves it while the server recomputes it, instead of making a visitor wait
-    minutes for 50,000 games to be rated."""
+    minutes for 50,000 games to be rated.
+
+    And two indexes for a bot's page: its rating history (``Store.bot_rating_history``, read
+    from the index alone), which the key of ``ratings`` (tournament, seq, bot) finds only by
+    reading every bot's rows, and its
+    results by seat (``Store.bot_seats``), which joined each result to its game's row, record and
+    all; from the index the join reads no row.  Like the views, a reader may do without them."""
     db.execute("CREATE TABLE views (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, value BLOB NOT NULL, "
                "made TEXT NOT NULL)")
+    db.execute("CREATE INDEX ratings_bot ON ratings (tournament_id, bot, seq, game_id, mu, sigma)")
+    db.execute("CREATE INDEX games_outcome ON games (id, players, winner)")
 
 
 # Steps a read-only open may do without: what they add is a cache that the readers find missing

@@ -501,12 +501,20 @@ class SqliteStore(Store):
                                " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
 
     def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
-        """Results by table size and seat, summed in SQL over the bot's rows (``results_bot``)."""
+        """Results by table size and seat, summed in SQL over the bot's rows (``results_bot``),
+        each joined to its game through the covering index of step 10 (not the game's row)."""
         rows = self.db.execute(
             "SELECT g.players, r.seat, count(*), sum(coalesce(g.winner = r.seat, 0)), sum(r.place)"
-            " FROM results r JOIN games g ON g.id = r.game_id WHERE r.bot = ? GROUP BY g.players, r.seat"
+            f" FROM results r JOIN games g{self._indexed('games_outcome')} ON g.id = r.game_id WHERE r.bot = ?"
+            " GROUP BY g.players, r.seat"
             " ORDER BY g.players, r.seat", [name]).fetchall()
         return [tuple(row) for row in rows]
+
+    def _indexed(self, index: str) -> str:
+        """`` INDEXED BY index`` where the file has it (SQLite's planner takes the primary key's
+        index, which is not covering), nothing in a file read without upgrading it."""
+        row = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [index]).fetchone()
+        return f" INDEXED BY {index}" if row else ""
 
     def bot_content(self, version_id: int) -> bytes:
         """The stored file (or tar of a bot directory) of one version, byte for byte."""
@@ -982,11 +990,20 @@ class SqliteStore(Store):
             {"t": tournament, "g": game}).fetchone()
         return int(row[0]), int(row[1])
 
-    def bot_rating_history(self, tournament_id: str, bot: str) -> list[RatingPoint]:
-        """One bot's points, in order (the key's first column finds the tournament's rows)."""
-        rows = self.db.execute(
-            "SELECT seq, game_id, bot, mu, sigma FROM ratings WHERE tournament_id = ? AND bot = ? ORDER BY seq",
-            [tournament_id, bot]).fetchall()
+    def bot_rating_history(self, tournament_id: str, bot: str, most: int | None = None) -> list[RatingPoint]:
+        """One bot's points, in order, read from the index of step 10; thinned in SQL, so that a
+        bot of 30,000 games makes 600 points, not 30,000 to drop."""
+        where = "FROM ratings WHERE tournament_id = :t AND bot = :b"
+        args: dict[str, Any] = {"t": tournament_id, "b": bot}
+        n = self.db.execute(f"SELECT count(*) {where}", args).fetchone()[0] if most is not None else 0
+        if most is None or n <= most:
+            rows = self.db.execute(f"SELECT seq, game_id, bot, mu, sigma {where} ORDER BY seq", args).fetchall()
+        else:
+            step = (n - 1) / (max(most, 2) - 1)
+            args["keep"] = orjson.dumps(sorted({round(i * step) for i in range(max(most, 2))})).decode()
+            rows = self.db.execute(
+                f"SELECT seq, game_id, bot, mu, sigma FROM (SELECT *, row_number() OVER (ORDER BY seq) - 1 AS i {where})"
+                " WHERE i IN (SELECT value FROM json_each(:keep)) ORDER BY seq", args).fetchall()
         return [RatingPoint(*row) for row in rows]
 
     def rating_history(self, tournament_id: str) -> list[RatingPoint]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
@@ -460,14 +460,6 @@ class BotView:
     as_of: str = ""  # the page's age, when it is not made of the games stored now
 
 
-def thinned(points: Sequence[T], most: int) -> list[T]:
-    """At most ``most`` of ``points``, evenly spaced, first and last kept."""
-    if len(points) <= most:
-        return list(points)
-    step = (len(points) - 1) / (most - 1)
-    return [points[round(i * step)] for i in range(most)]
-
-
 def bot_view(store: Store, name: str) -> BotView:
     """A bot's page: its versions, games, rating history per tournament, seats and faults."""
     current = store.bot(name)
@@ -475,7 +467,7 @@ def bot_view(store: Store, name: str) -> BotView:
     played = [t for t in store.tournaments() if name in t.spec.get("bot_versions", {})]
     history: dict[str, list[dict[str, float]]] = {}
     for t in reversed(played):  # oldest first
-        points = thinned(store.bot_rating_history(t.id, name), CHART_POINTS)
+        points = store.bot_rating_history(t.id, name, most=CHART_POINTS)
         if points:
             history[t.id] = [{"x": p.seq, "mu": round(p.mu, 3), "low": round(p.mu - 3 * p.sigma, 3),
                               "high": round(p.mu + 3 * p.sigma, 3)} for p in points]
