@@ -269,7 +269,7 @@ def _v9_newest_first(db: Database) -> None:
 
 
 def _v10_stored_views(db: Database) -> None:
-    """Version 10: ``views``, what the pages show that is slow to compute from a large pool (a
+    """Version 10: ``stored_views``, what the pages show that is slow to compute from a large pool (a
     scope's leaderboard and crosstable, a tournament's standings), written by the run that
     played the games (:meth:`Store.save_view`), each with the ``stamp`` of the games it was made
     from.  A cache like ``ratings``: always recomputable from the games, and a page that finds
@@ -281,7 +281,7 @@ def _v10_stored_views(db: Database) -> None:
     reading every bot's rows, and its
     results by seat (``Store.bot_seats``), which joined each result to its game's row, record and
     all; from the index the join reads no row.  Like the views, a reader may do without them."""
-    db.execute("CREATE TABLE views (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, value BLOB NOT NULL, "
+    db.execute("CREATE TABLE stored_views (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, value BLOB NOT NULL, "
                "made TEXT NOT NULL)")
     db.execute("CREATE INDEX ratings_bot ON ratings (tournament_id, bot, seq, game_id, mu, sigma)")
     db.execute("CREATE INDEX games_outcome ON games (id, players, winner)")

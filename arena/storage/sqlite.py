@@ -963,7 +963,7 @@ class SqliteStore(Store):
         try:
             with self._write():
                 self.db.execute(
-                    "INSERT OR REPLACE INTO views (key, stamp, value, made) VALUES (?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO stored_views (key, stamp, value, made) VALUES (?, ?, ?, ?)",
                     [key, orjson.dumps(list(stamp)).decode(), zlib.compress(_view_json(value)), _now()])
         except sqlite3.IntegrityError as e:
             raise StorageError(f"view {key!r} was not saved ({e}); recompute it") from e
@@ -972,7 +972,7 @@ class SqliteStore(Store):
         """The view last saved under ``key`` (None: none, or a file from before schema step 10
         read where it could not be upgraded)."""
         try:
-            row = self.db.execute("SELECT stamp, value, made FROM views WHERE key = ?", [key]).fetchone()
+            row = self.db.execute("SELECT stamp, value, made FROM stored_views WHERE key = ?", [key]).fetchone()
         except sqlite3.OperationalError as e:
             if "no such table" in str(e):
                 return None

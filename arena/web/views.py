@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from arena import results
 from arena.ratings.confidence import Crosstable
-from arena.results import Board, BoardRow, Standings
+from arena.results import Board, BoardRow, RoundResult, Standings
 from arena.storage import GameSummary, Store, Tournament
 
 T = TypeVar("T")
@@ -386,6 +386,12 @@ class TournamentView:
     heat: list[list[float | None]]  # crosstable cells: mean place difference, row bot ahead if > 0
     shown_games: int = 0  # games in the round tables (the newest)
     standings_as_of: str = ""  # the standings' age (empty: made of the games stored now)
+    rounds: tuple[RoundResult, ...] = ()  # the rounds with the tables shown (the last ROUND_TABLES_SHOWN)
+    tables: int = 0  # tables of every round
+
+    @property
+    def shown_tables(self) -> int:
+        return sum(len(r.tables) for r in self.rounds)
 
     @property
     def pending(self) -> bool:
@@ -395,6 +401,23 @@ class TournamentView:
 
 # The round tables list at most this many games (the newest), so a huge tournament's page stays small.
 ROUND_GAMES_SHOWN = 120
+# ... and at most this many tables (the last ones): a round-robin of 50,000 games at tables of its
+# own made a page of 16,667 tables, a second to render and a quarter of a megabyte to send.
+ROUND_TABLES_SHOWN = 60
+
+
+def last_tables(rounds: Sequence[RoundResult], most: int) -> tuple[RoundResult, ...]:
+    """The rounds cut to their last ``most`` tables in schedule order (a round left with none
+    is left out, unless it is a round of byes only)."""
+    kept: list[RoundResult] = []
+    left = most
+    for rnd in reversed(rounds):
+        if left <= 0:
+            break
+        tables = rnd.tables[-left:] if left < len(rnd.tables) else rnd.tables
+        left -= len(tables)
+        kept.append(replace(rnd, tables=tables))
+    return tuple(reversed(kept))
 
 
 def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> TournamentView:
@@ -412,7 +435,9 @@ def tournament_view(store: Store, t: Tournament, cache: RatingCache) -> Tourname
             for b in board.cross.bots:
                 line.append(None if a == b else board.cross.pair(a, b).mean)
             heat.append(line)
-    return TournamentView(t, progress(store, t, cache), board, table, at, heat, len(games), table_age)
+    rounds = table.rounds if table is not None else ()
+    return TournamentView(t, progress(store, t, cache), board, table, at, heat, len(games), table_age,
+                          last_tables(rounds, ROUND_TABLES_SHOWN), sum(len(r.tables) for r in rounds))
 
 
 # --- bots ----------------------------------------------------------------------------------------
