@@ -438,3 +438,19 @@ def test_small_scopes_are_rated_while_the_page_waits(db: Path, tmp_path: Path) -
         add_reactor_game(path, f"{REACTOR}/r9-t1-s0-g0")
         status, body = get(url)
         assert status == 200 and rated_games(body) == rated + 1 and "updating" not in body
+
+
+def test_a_tournament_page_lists_the_last_tables_only() -> None:
+    """A round-robin of 50,000 games at tables of their own has 16,667 tables: the page lists
+    the last ones of the schedule (issue 19: a page of a huge tournament stays small)."""
+    from arena.results import RoundResult, TableResult
+
+    def rnd(number: int, tables: int, byes: tuple[str, ...] = ()) -> RoundResult:
+        return RoundResult(number, tuple(TableResult(number, t, ("a", "b"), {}, {}, 1, 1)
+                                         for t in range(1, tables + 1)), byes)
+
+    rounds = [rnd(1, 5), rnd(2, 4), rnd(3, 3, ("c",))]
+    kept = views.last_tables(rounds, 6)
+    assert [(r.number, [t.table for t in r.tables]) for r in kept] == [(2, [2, 3, 4]), (3, [1, 2, 3])]
+    assert kept[-1].byes == ("c",)
+    assert views.last_tables(rounds, 100) == tuple(rounds)

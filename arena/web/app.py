@@ -57,6 +57,8 @@ class Pages:
         self.lock = threading.Lock()
         with self.store():  # fail at start, not on the first request, if the database can not be read
             pass
+        for name in self.env.list_templates(extensions=["html"]):  # compiled now, not on a first visit
+            self.env.get_template(name)
         # Rate every scope once now, not on the first visit of each page: a long history takes seconds.
         threading.Thread(target=self.warm, name="arena-web-warm", daemon=True).start()
 
@@ -181,8 +183,9 @@ def make_app(db: str) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     # A replay page carries every frame of its game (a long Reactor game: half a megabyte of JSON
-    # that compresses tenfold).
-    middleware = [Middleware(GZipMiddleware, minimum_size=2048)]
+    # that compresses tenfold).  Level 6, not Starlette's 9: a fifth of the time for 15% more bytes
+    # (a Reactor replay of 685 KB: 5 ms to 28 KB, against 20 ms to 24 KB).
+    middleware = [Middleware(GZipMiddleware, minimum_size=2048, compresslevel=6)]
     return Starlette(routes=routes, middleware=middleware,
                      exception_handlers={HTTPException: error, ArenaError: error})
 
