@@ -22,6 +22,7 @@ import contextlib
 import itertools
 import random
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -140,6 +141,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--db", type=Path, default=Path("/tmp/arena-web-bench.db"))
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--stale", action="store_true",
+                        help="then, on a copy with one more game, every page while the server rates it again")
     args = parser.parse_args()
     if args.db.exists():
         with open_store(args.db, readonly=True) as store:
@@ -165,22 +168,72 @@ def main() -> None:
         f"/games?bot={quote(bot)}&before={deep}", f"/games/{quote(newest.id)}", f"/games/{quote(keg.id)}",
     ]
     with served(args.db) as base:
-        # First every page once, right after the start: a page whose ratings the server's
-        # warm-up has not made yet waits for them.  Then the warm fetches, each page in turn.
+        # First every page once, right after the start: the rated pages come from the views the
+        # run stored.  Then the warm fetches, each page in turn.
         started = time.perf_counter()
         first = {page: fetch(base + page) for page in pages}
-        print(f"{args.games} games; first pass over every page took {time.perf_counter() - started:.1f} s "
-              "(the server rating every scope)")
+        print(f"{args.games} games; first pass over every page took {time.perf_counter() - started:.1f} s")
         warm: dict[str, list[float]] = {page: [] for page in pages}
         for _ in range(args.repeat):
             for page in pages:
                 warm[page].append(fetch(base + page)[0])
-        print(f"ms per page over HTTP (gzip): the first fetch, then the median and the slowest of {args.repeat}")
-        print(f"{'page':58} {'first':>9} {'median':>8} {'max':>8} {'KB':>7}")
-        for page in pages:
-            ms, size = first[page]
-            print(f"{page[:58]:58} {ms:9.1f} {statistics.median(warm[page]):8.1f} {max(warm[page]):8.1f} "
-                  f"{size / 1024:7.1f}")
+        table(pages, first, warm, f"the first fetch, then the median and the slowest of {args.repeat}")
+    if args.stale:
+        while_rating(args.db, pages, newest.id)
+
+
+def table(pages: list[str], first: dict[str, tuple[float, int]], later: dict[str, list[float]], what: str) -> None:
+    print(f"ms per page over HTTP (gzip): {what}")
+    print(f"{'page':58} {'first':>9} {'median':>8} {'max':>8} {'KB':>7}")
+    for page in pages:
+        ms, size = first[page]
+        print(f"{page[:58]:58} {ms:9.1f} {statistics.median(later[page]):8.1f} {max(later[page]):8.1f} "
+              f"{size / 1024:7.1f}")
+
+
+def while_rating(db: Path, pages: list[str], newest: str) -> None:
+    """A copy of the database with one more game in the Reactor tournament (as a run going on
+    adds it), served: every page while the server rates that tournament and the Reactor board
+    again in the background, and how long until the pages are made of every game."""
+    copy = db.with_name(db.stem + "-stale.db")
+    copy.unlink(missing_ok=True)
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as src, \
+            contextlib.closing(sqlite3.connect(copy)) as dst:
+        src.backup(dst)
+    with open_store(copy) as store:
+        row = store.games(tournament="bench-reactor", limit=1)[0]
+        record = store.game_record(row.id)
+        versions = {b.name: b.id for b in (store.bot(n) for n in record["seats"])}
+        gid = "bench-reactor/r2-t1-s0-g0"
+        store.add_game(GameRow(id=gid, game="reactor", seats=[versions[s] for s in record["seats"]],
+                               winner=record["result"]["winner"], record=record, tournament="bench-reactor",
+                               capped=record["result"]["capped"], round=2, table_no=1, match_id=gid[:-3]),
+                       seat_results(record))
+    try:
+        with served(copy) as base:
+            started = time.perf_counter()
+            first = {page: fetch(base + page) for page in pages}
+            during: dict[str, list[float]] = {page: [] for page in pages}
+            while "updating" in body(base + "/tournaments/bench-reactor") or "updating" in body(
+                    base + "/leaderboard/reactor"):
+                for page in pages:
+                    during[page].append(fetch(base + page)[0])
+                if time.perf_counter() - started > 3600:
+                    raise SystemExit("the pages were still updating after an hour")
+            took = time.perf_counter() - started
+            rounds = min(len(v) for v in during.values())
+            print(f"\none game added to bench-reactor: the server rated it again in {took:.0f} s; meanwhile")
+            table(pages, first, during, f"the first fetch, then the median and the slowest of {rounds} "
+                                        "while it rated")
+    finally:
+        for path in copy.parent.glob(copy.name + "*"):
+            path.unlink()
+
+
+def body(url: str) -> str:
+    request = urllib.request.Request(url)
+    with urllib.request.urlopen(request, timeout=600) as response:
+        return response.read().decode()
 
 
 if __name__ == "__main__":

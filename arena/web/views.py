@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -106,10 +107,10 @@ class RatingCache:
     A scope of at most :data:`INLINE_GAMES` games is computed while its page waits (well under a
     second), as often as it changes.  A larger one is never waited for: its page shows the newest
     value there is (made here before, else the one ``arena run`` stored in the database) and says
-    how old it is, while one background thread per value makes it again from the games stored
-    now; with no value at all the page says the scope is being rated.  ``opener`` opens a store
-    for those threads (a request's store closes with the request); without one (the static
-    report) everything is computed inline."""
+    how old it is, while a background thread makes it again from the games stored now (one
+    thread for every value, in turn); with no value at all the page says the scope is being
+    rated.  ``opener`` opens a store for that thread (a request's store closes with the request);
+    without one (the static report) everything is computed inline."""
 
     opener: Callable[[], AbstractContextManager[Store]] | None = None
     entries: dict[tuple[Any, ...], tuple[Stamp, Any]] = field(default_factory=dict)
@@ -118,6 +119,8 @@ class RatingCache:
     refreshing: set[tuple[Any, ...]] = field(default_factory=set)
     rest_until: dict[tuple[Any, ...], float] = field(default_factory=dict)
     failures: dict[tuple[Any, ...], str] = field(default_factory=dict)  # key -> why its last refresh failed
+    queue: deque[tuple[tuple[Any, ...], Callable[[Store], Any], Callable[[Store], Stamp]]] = field(default_factory=deque)
+    working: bool = False  # the background thread is running
 
     def memo(self, store: Store, key: tuple[Any, ...], make: Callable[[Store], T], stamp: Callable[[Store], Stamp],
              stored: Callable[[Store], tuple[Stamp, T] | None] | None = None, *, inline: bool = False,
@@ -161,37 +164,52 @@ class RatingCache:
             return Cached(value, made[0], made[0])
 
     def _refresh(self, key: tuple[Any, ...], make: Callable[[Store], T], stamp: Callable[[Store], Stamp]) -> None:
-        """Make ``key`` again in a thread of its own, unless one is at it (or rests: after a
-        refresh that took t seconds, the next starts t seconds later at the earliest, so a run
-        adding games to a huge scope keeps the server busy half the time at most; after a failure,
-        :data:`RETRY_SECONDS` at least)."""
-        assert self.opener is not None
-        opener = self.opener
+        """Make ``key`` again in the background, unless it is queued or being made already (or
+        rests: after a refresh that took t seconds, the next starts t seconds later at the
+        earliest, so a run adding games to a huge scope keeps the server busy half the time at
+        most; after a failure, :data:`RETRY_SECONDS` at least).
+
+        One thread makes them all, one after the other: rating is pure Python, so threads would
+        share one core anyway (the GIL), and each more of them would slow every page further."""
         with self.lock:
             if key in self.refreshing or time.monotonic() < self.rest_until.get(key, 0.0):
                 return
             self.refreshing.add(key)
+            self.queue.append((key, make, stamp))
+            if self.working:
+                return
+            self.working = True
+        threading.Thread(target=self._work, name="arena-web-ratings", daemon=True).start()
 
-        def work() -> None:
-            started = time.monotonic()
-            rest = 0.0
-            try:
-                with opener() as store:
-                    made, value = _made(store, make, stamp)
-                with self.lock:
-                    self.entries[key] = (made, value)
-                    self.failures.pop(key, None)
-            except Exception as e:  # the page goes on showing the value it has, and says why
-                log.warning("could not make %s again: %s", key, e)
-                with self.lock:
-                    self.failures[key] = str(e)
-                rest = RETRY_SECONDS
-            finally:
-                with self.lock:
-                    self.refreshing.discard(key)
-                    self.rest_until[key] = time.monotonic() + max(time.monotonic() - started, rest)
+    def _work(self) -> None:
+        """The background thread: the queued values, oldest first, until none is left."""
+        while True:
+            with self.lock:
+                if not self.queue:
+                    self.working = False
+                    return
+                key, make, stamp = self.queue.popleft()
+            self._make_again(key, make, stamp)
 
-        threading.Thread(target=work, name=f"arena-web-{key[0]}", daemon=True).start()
+    def _make_again(self, key: tuple[Any, ...], make: Callable[[Store], Any], stamp: Callable[[Store], Stamp]) -> None:
+        assert self.opener is not None
+        started = time.monotonic()
+        rest = 0.0
+        try:
+            with self.opener() as store:
+                made, value = _made(store, make, stamp)
+            with self.lock:
+                self.entries[key] = (made, value)
+                self.failures.pop(key, None)
+        except Exception as e:  # the page goes on showing the value it has, and says why
+            log.warning("could not make %s again: %s", key, e)
+            with self.lock:
+                self.failures[key] = str(e)
+            rest = RETRY_SECONDS
+        finally:
+            with self.lock:
+                self.refreshing.discard(key)
+                self.rest_until[key] = time.monotonic() + max(time.monotonic() - started, rest)
 
     def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
         """The leaderboard of a scope: made now, or the newest there is with how old it is."""
