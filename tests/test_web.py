@@ -338,7 +338,7 @@ def test_arena_run_stores_what_the_pages_show(db: Path) -> None:
             assert kept.value == views.leaderboard(store, tournament=t).to_json()
             table = store.stored_view(views.standings_key(t))
             assert table is not None and table.stamp == kept.stamp
-            assert table.value == results.standings(store, t).to_json()
+            assert table.value == views.standings_view(store, t).to_json()
             assert views.Leaderboard.from_json(kept.value).to_json() == kept.value  # read back whole
         # The game's board was stored at the end of its last run: before the evil game was added.
         every = store.stored_view(views.board_key(None, "reactor"))

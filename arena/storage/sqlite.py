@@ -979,7 +979,12 @@ class SqliteStore(Store):
             raise
         if row is None:
             return None
-        return StoredView(key, tuple(orjson.loads(row[0])), json.loads(zlib.decompress(row[1])), row[2])
+        text = zlib.decompress(row[1])
+        try:
+            value = orjson.loads(text)  # a tenth of the json module's time for a large view
+        except orjson.JSONDecodeError:  # an infinite bound, which orjson does not read
+            value = json.loads(text)
+        return StoredView(key, tuple(orjson.loads(row[0])), value, row[2])
 
     def scope_size(self, *, tournament: str | None = None, game: str | None = None) -> tuple[int, int]:
         """(games, newest commit number) of a tournament's or a game's games (both None: all),
