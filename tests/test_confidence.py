@@ -236,3 +236,34 @@ def test_bots_tied_on_mean_place_share_the_ranks_they_tie_for():
         rk = ranking_confidence(games, order, match_of=by_match, resamples=200, seed=3)
         ranges = {b.bot: (b.rank_low, b.rank_high) for b in rk.bots}
         assert ranges == {"a": (1, 2), "b": (1, 2), "c": (3, 3)}
+
+
+@pytest.mark.parametrize("gaps", [0.02, 0.0, 0.1], ids=["close", "equal", "apart"])
+def test_rank_ranges_from_the_bootstraps_limit_are_the_bootstraps(gaps, monkeypatch):
+    """Past BOOTSTRAP_MATCHES the rank ranges are drawn from the resampling's normal limit (issue
+    19: a 50,000-game board with its rank ranges in milliseconds, not minutes): on 1,500 matches
+    of two games each, both ways give the very same ranges, whether the bots are close, equal or
+    apart.  A bot of a single match is resampled as it is (no normal describes a bot that is in a
+    resample or not): the ranges are the bootstrap's."""
+    import random
+
+    from arena.ratings import confidence
+
+    rng = random.Random(5)
+    bots = [f"b{i}" for i in range(6)]
+    games = []
+    for m in range(1500):
+        seats = rng.sample(bots, 4)
+        for g in range(2):
+            order = sorted(seats, key=lambda b: bots.index(b) * gaps + rng.gauss(0, 0.5))
+            games.append(GameOutcome(tuple(seats), tuple(order.index(b) + 1 for b in seats), f"m{m}:{g}"))
+    rare = [*games, GameOutcome(("b0", "b1", "rare"), (2, 3, 1), "m1500:0")]
+
+    def ranges(pool: list[GameOutcome], limit: int) -> dict[str, tuple[int, int]]:
+        monkeypatch.setattr(confidence, "BOOTSTRAP_MATCHES", limit)
+        return confidence._rank_ranges(pool, by_match, confidence.mean_place_order(pool), 0.05, 1000, 0)
+
+    boot = ranges(games, 10**9)
+    assert ranges(games, 0) == boot
+    assert len(set(boot.values())) > 1 or gaps == 0.0  # the case is not trivial
+    assert ranges(rare, 0) == ranges(rare, 10**9)

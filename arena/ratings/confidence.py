@@ -54,6 +54,12 @@ ALPHA = 0.05
 DELTA = 0.15  # mean places; the indifference zone measured on these games (shared/facts.md)
 PRIOR_GAMES = 10.0
 RESAMPLES = 1000  # bootstrap draws: the rank interval's ends move by well under one rank between seeds
+# Past this many matches the rank ranges draw from the bootstrap's large-sample limit instead of
+# resampling the matches (minutes of pure Python for 50,000 games; milliseconds this way), when
+# every bot sat in at least LIMIT_MATCHES of them: a bot of a few matches is in a resample or not,
+# which no normal describes.
+BOOTSTRAP_MATCHES = 5_000
+LIMIT_MATCHES = 200
 
 _NORMAL = NormalDist()
 
@@ -459,6 +465,13 @@ def _rank_ranges(outcomes: Sequence[GameOutcome], match_of: MatchOf | None, bots
     cells = [list(u.items()) for u in units.values()]
     if not cells:
         return {}
+    if len(cells) > BOOTSTRAP_MATCHES:
+        seen = [0] * len(bots)
+        for unit in cells:
+            for b, _ in unit:
+                seen[b] += 1
+        if min(seen) >= LIMIT_MATCHES:
+            return _rank_ranges_limit(cells, bots, alpha, resamples, seed)
     rng = random.Random(f"{seed}:ranks")
     # Equal mean places (common in small samples) are ordered at random in each resample, so that
     # tied bots share the ranks they tie for instead of the first in ``bots`` taking the better one.
@@ -483,6 +496,66 @@ def _rank_ranges(outcomes: Sequence[GameOutcome], match_of: MatchOf | None, bots
             n = len(rs)
             out[bot] = (rs[int(alpha / 2 * n)], rs[max(math.ceil((1 - alpha / 2) * n) - 1, 0)])
     return out
+
+
+def _rank_ranges_limit(cells: list[list[tuple[int, list[int]]]], bots: Sequence[str], alpha: float,
+                       resamples: int, seed: int | str) -> dict[str, tuple[int, int]]:
+    """The rank ranges of :func:`_rank_ranges` drawn from the bootstrap's limit, for many matches.
+
+    A resample of g matches sums g draws of one match's vector (each bot's place sum and game
+    count there), so by the central limit theorem its sums are normal with g times the mean and
+    g times the covariance of the matches' vectors: drawn here from that normal (a Cholesky
+    factor of the covariance, 2 numbers a bot) instead of summing g matches a resample.  The ranks
+    are those of each draw's mean places, as in the bootstrap."""
+    n = len(bots)
+    d = 2 * n  # place sums, then game counts
+    g = len(cells)
+    total = [0.0] * d
+    square = [[0.0] * d for _ in range(d)]
+    for unit in cells:
+        entries = [(b, float(s)) for b, (s, _) in unit] + [(n + b, float(k)) for b, (_, k) in unit]
+        for i, x in entries:
+            total[i] += x
+            row = square[i]
+            for j, y in entries:
+                row[j] += x * y
+    mean = [t / g for t in total]
+    cov = [[square[i][j] / g - mean[i] * mean[j] for j in range(d)] for i in range(d)]
+    factor = _cholesky(cov)
+    rng = random.Random(f"{seed}:ranks")
+    ranks: list[list[int]] = [[] for _ in bots]
+    scale = math.sqrt(g)
+    present = [b for b in range(n) if total[n + b] > 0]
+    for _ in range(resamples):
+        z = [rng.gauss(0.0, 1.0) for _ in range(d)]
+        draw = [g * mean[i] + scale * sum(f * x for f, x in zip(factor[i], z)) for i in range(d)]
+        # A bot in a handful of matches may draw no games at all: out of that draw, as it would
+        # be out of a resample without its matches.
+        order = sorted((b for b in present if draw[n + b] > 0), key=lambda b: (draw[b] / draw[n + b], b))
+        for r, b in enumerate(order, start=1):
+            ranks[b].append(r)
+    out = {}
+    for b, bot in enumerate(bots):
+        rs = sorted(ranks[b])
+        if rs:
+            k = len(rs)
+            out[bot] = (rs[int(alpha / 2 * k)], rs[max(math.ceil((1 - alpha / 2) * k) - 1, 0)])
+    return out
+
+
+def _cholesky(a: list[list[float]]) -> list[list[float]]:
+    """A lower-triangular L with L Lᵀ = a, for a covariance that may be singular (a bot that
+    plays once in every match has a count of no variance): a pivot at zero gets a zero column."""
+    d = len(a)
+    low = [[0.0] * d for _ in range(d)]
+    for j in range(d):
+        pivot = a[j][j] - sum(low[j][k] ** 2 for k in range(j))
+        if pivot <= 1e-12 * max(a[j][j], 1.0):
+            continue
+        low[j][j] = math.sqrt(pivot)
+        for i in range(j + 1, d):
+            low[i][j] = (a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))) / low[j][j]
+    return low
 
 
 def ranking_confidence(outcomes: Sequence[GameOutcome], order: Sequence[str] | None = None, *,

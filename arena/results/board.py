@@ -84,7 +84,8 @@ def board(pool: Pool, *, alpha: float = ALPHA, delta: float = DELTA, seed: int |
           rank_ranges: bool = True) -> Board:
     """TrueSkill's leaderboard of ``pool`` with each line's interval and each pair's separation.
     ``rank_ranges=False`` skips the rank ranges' resampling (each range is then the rank itself):
-    it resamples every table a thousand times, minutes for a pool of 50,000 games."""
+    it resamples every table a thousand times (past 5,000 tables, draws from that resampling's
+    normal limit: :func:`arena.ratings.confidence.ranking_confidence`)."""
     table = rating.rate(pool.outcomes, rating.make_env())
     lines = rating.leaderboard(table, pool.outcomes, pool.faults)
     sure = ranking_confidence(pool.outcomes, [r.bot for r in lines], match_of=pool.match_of, alpha=alpha,

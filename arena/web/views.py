@@ -27,9 +27,6 @@ T = TypeVar("T")
 log = logging.getLogger("arena.web")
 
 PAGE_SIZE = 50
-# Rank ranges resample every table of a pool a thousand times: seconds for a few thousand games,
-# many minutes for 50,000.  Past this many games a board leaves them out (and says so).
-RANK_RANGE_GAMES = 20_000
 MAX_PAGE = 500
 # The newest faults a bot page lists (each with its stderr): a bot that faulted in every one of
 # thousands of games still gets a page that loads.
@@ -52,7 +49,6 @@ class Leaderboard:
     board: Board | None
     cross: Crosstable | None
     note: str = ""
-    rank_ranges: bool = True  # False: past RANK_RANGE_GAMES, each rank range is the rank itself
     as_of: str = ""
     pending: bool = False
 
@@ -67,14 +63,13 @@ class Leaderboard:
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values (what :meth:`Store.save_view` keeps)."""
         return {"title": self.title, "game": self.game, "board": self.board.to_json() if self.board else None,
-                "cross": self.cross.to_json() if self.cross else None, "note": self.note,
-                "rank_ranges": self.rank_ranges}
+                "cross": self.cross.to_json() if self.cross else None, "note": self.note}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Leaderboard:
         """The leaderboard :meth:`to_json` gave."""
         return cls(data["title"], data["game"], Board.from_json(data["board"]) if data["board"] else None,
-                   Crosstable.from_json(data["cross"]) if data["cross"] else None, data["note"], data["rank_ranges"])
+                   Crosstable.from_json(data["cross"]) if data["cross"] else None, data["note"])
 
 
 # What a cached value was made from: (games in its scope, the newest one's commit number, finished
@@ -296,13 +291,11 @@ def leaderboard(store: Store, *, tournament: str | None = None, game: str | None
     if not pool.outcomes:
         return Leaderboard(title, pool.games[0] if pool.games else game, None, None,
                            "no rated games yet" if not pool.stored else "none of the stored games can be rated")
-    # A board handed in is the caller's own, with its rank ranges (``arena run`` shows them).
-    ranges = board is not None or len(pool.outcomes) <= RANK_RANGE_GAMES
     if board is None:
-        board = results.board(pool, rank_ranges=ranges)
+        board = results.board(pool)
     note = (f"not finished: {', '.join(pool.unfinished)} (these ratings include only the games played so far)"
             if pool.unfinished else "")
-    return Leaderboard(title, pool.games[0], board, results.cross(pool, [r.bot for r in board.rows]), note, ranges)
+    return Leaderboard(title, pool.games[0], board, results.cross(pool, [r.bot for r in board.rows]), note)
 
 
 def store_views(store: Store, tournament: str, *, pool: results.Pool | None = None,
