@@ -19,6 +19,7 @@ import pytest
 from arena.games import GameConfig, get_game
 from arena.games.record import replay
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
+from arena.referee.link import HEARTBEATS_PER_MESSAGE
 from common import MODE, PY, RANDOM, ZOO, bot_processes, tagged
 
 ATTACK = ZOO / "attack.py"
@@ -82,6 +83,26 @@ def test_a_flood_after_an_answer_is_faulted_at_its_first_frame_and_costs_no_memo
     # Before, the referee held what the attacker sent: hundreds of MB to GB.  Now it reads one
     # frame header of it (the rest waits in the kernel's socket buffer, a few hundred KB).
     assert grown < 60 * MB, grown
+
+
+def test_a_flood_of_heartbeats_is_a_fault_and_the_others_play_on() -> None:
+    """ZeroMQ heartbeats (PING commands) are answered and skipped as the referee reads: sent without
+    end, they held it in that loop for as long as the flood lasted, where no seat's limit was
+    looked at (a review found it).  Past HEARTBEATS_PER_MESSAGE without a message they are a
+    ``malformed`` fault; the random bots finish every game."""
+    games, grown, _ = play(attacker("heartbeats"))
+    faults = [f for g in games for f in g.faults]
+    assert faults and {(f.seat, f.kind) for f in faults} == {(0, "malformed")}, faults
+    assert all(f"more than {HEARTBEATS_PER_MESSAGE} ZeroMQ heartbeat commands" in f.message for f in faults)
+    assert all(g.record["result"]["forfeits"] == [0] for g in games)
+    assert grown < 60 * MB, grown
+
+
+def test_heartbeats_instead_of_a_hello_fail_the_start_within_its_limit() -> None:
+    games, _, _ = play(attacker("hellobeats"), matches=2)
+    faults = [f for g in games for f in g.faults]
+    assert faults and {(f.seat, f.kind) for f in faults} == {(0, "startup")}, faults
+    assert all("heartbeat" in f.message for f in faults), faults
 
 
 def test_thousands_of_connections_before_the_hello_cost_one_and_fail_the_attacker() -> None:

@@ -267,3 +267,14 @@ def test_rank_ranges_from_the_bootstraps_limit_are_the_bootstraps(gaps, monkeypa
     assert ranges(games, 0) == boot
     assert len(set(boot.values())) > 1 or gaps == 0.0  # the case is not trivial
     assert ranges(rare, 0) == ranges(rare, 10**9)
+
+
+def test_pool_truth_is_the_mean_place_and_the_mean_pair_gap_of_the_pool() -> None:
+    """The truth the resampling benchmarks check the intervals and the stop rule against."""
+    from arena.ratings.simulate import pool_truth
+
+    games = [GameOutcome(("a", "b", "c"), (1, 2, 3)), GameOutcome(("b", "a"), (1, 2))]
+    places, gaps = pool_truth(games)
+    assert places == {"a": 1.5, "b": 1.5, "c": 3.0}
+    assert gaps[("a", "b")] == 0.0 and gaps[("a", "c")] == 2.0 and gaps[("c", "b")] == -1.0
+    assert ("b", "b") not in gaps
