@@ -454,3 +454,16 @@ def test_a_tournament_page_lists_the_last_tables_only() -> None:
     assert [(r.number, [t.table for t in r.tables]) for r in kept] == [(2, [2, 3, 4]), (3, [1, 2, 3])]
     assert kept[-1].byes == ("c",)
     assert views.last_tables(rounds, 100) == tuple(rounds)
+
+
+def test_a_games_board_of_more_games_than_the_tournament_is_rated_on_its_own(db: Path, tmp_path: Path) -> None:
+    """When the game holds games beyond the tournament's (here the evil game, of no tournament),
+    the game's stored board is rated from all of them, stamped with all of them."""
+    path = copy_of(db, tmp_path / "arena.db")
+    with open_store(path) as store:
+        views.store_views(store, REACTOR)
+        every = store.stored_view(views.board_key(None, "reactor"))
+        assert every is not None and every.stamp == views.scope_stamp(store, None, "reactor")
+        assert every.stamp[0] == store.tournament_size(REACTOR)[0] + 1
+        assert every.value == views.leaderboard(store, game="reactor").to_json()
+        assert EVIL in [r["bot"] for r in every.value["board"]["rows"]]
