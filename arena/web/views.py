@@ -208,14 +208,37 @@ class RatingCache:
 
     def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
         """The leaderboard of a scope: made now, or the newest there is with how old it is."""
-        cached = self.memo(store, ("board", tournament, game), lambda s: leaderboard(s, tournament=tournament, game=game),
-                           lambda s: scope_stamp(s, tournament, game),
+        def make(s: Store) -> Leaderboard:
+            same = self._same_games(s, tournament, game)
+            return same if same is not None else leaderboard(s, tournament=tournament, game=game)
+
+        cached = self.memo(store, ("board", tournament, game), make, lambda s: scope_stamp(s, tournament, game),
                            lambda s: _stored(s, board_key(tournament, game), Leaderboard.from_json))
         if cached.value is not None:
             return replace(cached.value, as_of=self.age(cached, ("board", tournament, game)))
         title = f"tournament {tournament}" if tournament else f"all {game} games" if game else "all games"
         return Leaderboard(title, game, None, None, f"being rated: {cached.stored:,} games, which takes a while; "
                            "this page reloads itself until the ratings are made", pending=True)
+
+    def _same_games(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard | None:
+        """A tournament's board made for its game's scope, or the other way round, when the two
+        hold the same games (a game's first tournament, as it goes on): one rating, not two.
+        The tournament's games are among its game's, so the same count and newest game say the
+        same games."""
+        if (tournament is None) == (game is None):
+            return None
+        now = scope_stamp(store, tournament, game)
+        of = store.tournament(tournament).game if tournament else game
+        with self.lock:
+            made = list(self.entries.items())
+        for key, (stamp, value) in made:
+            if key[0] != "board" or stamp[:2] != now[:2] or not isinstance(value, Leaderboard) or value.game != of:
+                continue
+            if tournament is None and key[1] is not None and key[2] is None:
+                return replace(value, title=f"all {game} games", as_of="")
+            if tournament is not None and key[1] is None and key[2] == of:
+                return replace(value, title=f"tournament {tournament}", as_of="")
+        return None
 
     def age(self, cached: Cached[Any], key: tuple[Any, ...]) -> str:
         """What a page says of a value that is not made of the games stored now."""
