@@ -1,18 +1,19 @@
 """What each page shows, computed from a read-only store: plain dataclasses for the templates.
 
 The server (:mod:`arena.web.app`) and the static report (:mod:`arena.web.report`) render the
-same views, so a page looks the same served or mailed.  Nothing here writes: the store is opened
-read-only by the caller.  Ratings are recomputed from the stored games (they are a cache in the
-database), and kept in :class:`RatingCache` for as long as no game is added, so that a long
-history is rated once, not on every page.
+same views, so a page looks the same served or mailed.  Nothing here writes but
+:func:`store_views`, which ``arena run`` calls as it ends: the pages' store is opened read-only by
+the caller.  Ratings are recomputed from the stored games, kept in :class:`RatingCache` while
+their scope holds the same games, and a large scope's page is never kept waiting for them: it
+shows the views ``arena run`` stored (or the last made) while they are made again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -218,7 +219,14 @@ class RatingCache:
             return replace(cached.value, as_of=self.age(cached, ("board", tournament, game)))
         title = f"tournament {tournament}" if tournament else f"all {game} games" if game else "all games"
         return Leaderboard(title, game, None, None, f"being rated: {cached.stored:,} games, which takes a while; "
-                           "this page reloads itself until the ratings are made", pending=True)
+                           "this page reloads itself until the ratings are made" + self.failed(("board", tournament, game)),
+                           pending=True)
+
+    def failed(self, key: tuple[Any, ...]) -> str:
+        """Why the last making of ``key`` failed, for a placeholder that waits for it ("" if it did not)."""
+        with self.lock:
+            why = self.failures.get(key)
+        return f" (the last try failed: {why})" if why else ""
 
     def _same_games(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard | None:
         """A tournament's board made for its game's scope, or the other way round, when the two
@@ -294,12 +302,6 @@ def scope_stamp(store: Store, tournament: str | None, game: str | None) -> Stamp
     finished = sum(t.status == "finished" for t in store.tournaments()
                    if (tournament is None or t.id == tournament) and (game is None or t.game == game))
     return games, newest, finished
-
-
-def newest_game(store: Store) -> int:
-    """The newest game's commit number (0: none): one step down the index on ``seq``."""
-    page = store.game_page(limit=1)
-    return page[0].seq if page else 0
 
 
 def leaderboard(store: Store, *, tournament: str | None = None, game: str | None = None,
@@ -430,7 +432,8 @@ def tournament_standings(store: Store, t: Tournament, cache: RatingCache) -> tup
     cached = cache.memo(store, key, lambda s: standings_view(s, t.id), lambda s: scope_stamp(s, t.id, None),
                         lambda s: _stored(s, standings_key(t.id), StandingsView.from_json))
     if cached.value is None:
-        return None, f"being made: {cached.stored:,} games; this page reloads itself until they are"
+        return None, (f"being made: {cached.stored:,} games; this page reloads itself until they are"
+                      + cache.failed(key))
     # The status is read now: a run that stops (a kill) changes it without a game.
     view = cached.value
     return (replace(view, standings=replace(view.standings, status=store.status(t))),
