@@ -16,7 +16,7 @@ from arena import ratings as rating
 from arena.bots.package import pack_target
 from arena.ratings.confidence import Ranking, ranking_confidence
 from arena.ratings.stop import StopDecision, StopRule
-from arena.storage.registry import find_version, materialize, register
+from arena.storage.registry import current_version, find_version, materialize, register
 from arena.core import deals, ids
 from arena.core.deals import deal_seed
 from arena.core.ids import GameId
@@ -227,7 +227,7 @@ class Tournament:
                     self._check_game(entry.name, versions[entry.name])
             for entry in self.spec.bots:
                 if entry.source is not None:
-                    before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
+                    before = current_version(self.store, entry.name)
                     versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
                     if before is not None and before.sha256 != versions[entry.name].sha256:
                         log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
