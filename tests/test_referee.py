@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 import uuid
 import socket
 import sys
@@ -406,6 +407,33 @@ def test_socket_folders_of_killed_referees_are_removed(tmp_path: Path) -> None:
         assert not stale.exists() and alive.exists() and planted.exists()
     finally:
         for folder in (alive, stale, planted):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_pools_sweep_of_its_workers_folders_spares_a_live_process_that_took_a_pid(tmp_path: Path) -> None:
+    """When a pool stops it removes the socket folders of its workers, which have ended; a pid
+    of a worker that ended early may since be another live process's, whose folder stays."""
+    import subprocess
+    import tempfile
+
+    from arena.referee.workroot import OWNER_FILE, WORKROOT_PREFIX, remove_workroots_of
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    time.sleep(0.05)  # the folder is made after the process started, as its own would be
+    folders = {}
+    try:
+        for label, pid in (("dead", dead.pid), ("live", live.pid)):
+            folder = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
+            (folder / OWNER_FILE).write_text(str(pid))
+            folders[label] = folder
+        remove_workroots_of({dead.pid, live.pid})
+        assert not folders["dead"].exists() and folders["live"].exists()
+    finally:
+        live.kill()
+        live.wait()
+        for folder in folders.values():
             shutil.rmtree(folder, ignore_errors=True)
 
 
