@@ -88,7 +88,10 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Stop every bot; stderr written after its last game still goes into that game's log."""
+        """Stop every bot.  Stderr a bot wrote after its last game is added to that game's report
+        (and record), which a caller that keeps the reports sees (``arena play``, ``check``);
+        a tournament stores each game the moment it ends (``on_game``), so there that tail is
+        not in the stored log: a stored game never changes."""
         for key, seat in self.players.items():
             tail = seat.stop()
             if seat.lingered:
