@@ -437,6 +437,33 @@ def test_a_pools_sweep_of_its_workers_folders_spares_a_live_process_that_took_a_
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_a_referee_sweeps_what_killed_referees_left_once_not_at_every_session(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's referee starts a session per seat rotation; the sweep (a scan of every process,
+    about 20 ms) is made as its first starts.  A killed referee's folder is gone after it."""
+    import subprocess
+    import tempfile
+
+    from arena import sandbox
+    from arena.referee.workroot import OWNER_FILE, WORKROOT_PREFIX
+
+    scans = []
+    real = sandbox.reap_orphans
+    monkeypatch.setattr(sandbox, "reap_orphans", lambda: scans.append(1) or real())
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
+    (stale / OWNER_FILE).write_text(str(dead.pid))
+    try:
+        with Referee(RefereeConfig(sandbox_mode=MODE)) as referee:
+            for _ in range(3):
+                with referee.session():
+                    assert not stale.exists()
+        assert len(scans) == 1
+    finally:
+        shutil.rmtree(stale, ignore_errors=True)
+
+
 def test_a_deep_temporary_folder_does_not_make_socket_paths_too_long(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """An ipc socket's path holds 107 bytes: under a deep $TMPDIR every match failed with
