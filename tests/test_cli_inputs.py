@@ -102,6 +102,8 @@ CASES: dict[str, tuple[Case, str]] = {
                         "--workers"),
     "run-workers-0": (lambda d: ["run", str(tournament(d)), "--db", str(d / "db.sqlite"), "--workers", "0"],
                       "--workers"),
+    "run-max-games-huge": (lambda d: ["run", str(tournament(d)), "--db", str(d / "db.sqlite"), "--stop", "settled",
+                                      "--max-games", "20000000"], "--max-games must be from 1 to 10,000,000"),
     "run-deep-toml": (lambda d: ["run", str(deep_toml(d)), "--db", str(d / "db.sqlite")], "deep.toml"),
     "run-nul-in-bot-path": (lambda d: ["run", str(nul_path_toml(d)), "--db", str(d / "db.sqlite")], "bots[0].path"),
     "run-folder-as-file": (lambda d: ["run", str(d), "--db", str(d / "db.sqlite")], "is a folder"),
