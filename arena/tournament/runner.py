@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from arena import ratings as rating
-from arena.bots.package import pack_target
+from arena.bots.package import Package, pack_target
 from arena.ratings.confidence import Ranking, ranking_confidence
 from arena.ratings.stop import StopDecision, StopRule
 from arena.storage.registry import current_version, find_version, materialize, register
@@ -125,15 +125,6 @@ def stored_results(store: Store, tournament: str) -> Stored:
     return stored
 
 
-def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
-    """A spec's value as compared on resume, so that two files that play the same games agree:
-    the bots' entries by name only, in any order (the scheduler sorts the field); a default
-    written out equal to one left out (``points``, a ``[sandbox]`` limit, ``min_seats`` equal to
-    ``seats``); variants in any order (they are independent switches).  Each field of the file
-    says how (:func:`arena.tournament.file.comparable`)."""
-    return comparable(key, value, game, seats)
-
-
 def _shown(key: str, value: Any) -> str:
     """A spec's value as a refusal to resume names it."""
     if key == "bots" and isinstance(value, list):
@@ -145,13 +136,13 @@ def _shown(key: str, value: Any) -> str:
 
 
 
-def _packable(source: str) -> bool:
-    """Whether a bot's source can still be read here (a moved project resumes from the store)."""
+def _packed(source: str) -> Package | None:
+    """A bot's source packed, if it can still be read here (a moved project resumes from the
+    store), else None."""
     try:
-        pack_target(source)
+        return pack_target(source)
     except UnknownBot:
-        return False
-    return True
+        return None
 
 
 class Tournament:
@@ -185,8 +176,8 @@ class Tournament:
             # resumed run may change it.
             seats = (stored.get("seats"), wanted.get("seats"))
             differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
-                            and _comparable(k, stored.get(k), self.game, seats[0])
-                            != _comparable(k, wanted.get(k), self.game, seats[1]))
+                            and comparable(k, stored.get(k), self.game, seats[0])
+                            != comparable(k, wanted.get(k), self.game, seats[1]))
             # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
             # would leave stored games outside it.
             longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
@@ -206,9 +197,8 @@ class Tournament:
                 self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
             versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
             for entry in self.spec.bots:
-                if entry.source is not None and _packable(entry.source):
-                    sha = pack_target(entry.source).sha256
-                    if sha != versions[entry.name].sha256:
+                if entry.source is not None and (package := _packed(entry.source)) is not None:
+                    if package.sha256 != versions[entry.name].sha256:
                         log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
                                     "on with that one (version %d, stored in the database); rename the tournament "
                                     "to play this file", entry.name, entry.source, self.id,
