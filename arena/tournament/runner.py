@@ -39,7 +39,8 @@ from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
-from arena.storage import GameRow, Store, seat_results
+from arena.storage import BotVersion, GameRow, Store, seat_results
+from arena.storage import Tournament as StoredTournament
 from arena.tournament.file import RUN_ONLY_FIELDS, comparable, growth  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
@@ -165,82 +166,90 @@ class Tournament:
         except StorageError:
             existing = None
         wanted = self.spec.to_json()
-        if existing is not None:
-            stored = dict(existing.spec)
-            version_ids = stored.pop("bot_versions", {})
-            self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
-            self.deal_rule = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
-            # Bots are compared by name here and by content below, not by path: a project moved
-            # or copied elsewhere still resumes its tournament.
-            # How many games are in play at once changes how fast, never what is played: a
-            # resumed run may change it.
-            seats = (stored.get("seats"), wanted.get("seats"))
-            differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
-                            and comparable(k, stored.get(k), self.game, seats[0])
-                            != comparable(k, wanted.get(k), self.game, seats[1]))
-            # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
-            # would leave stored games outside it.
-            longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
-            differ = [k for k in differ if k not in longer or longer[k] < 0]
-            if differ:
-                what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
-                                 + (" (a tournament may grow, never shrink)" if k in longer else "")
-                                 for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
-                raise ConfigError(
-                    f"tournament {self.id!r} is already in this database with other settings ({what}); "
-                    "rename the tournament (field 'name') or use another --db"
-                )
-            grown = sorted(k for k, g in longer.items() if g > 0)
-            if grown:
-                log.info("tournament %r grows (%s): its stored games stay, the run plays the rest", self.id,
-                         ", ".join(f"{k} {_shown(k, stored.get(k))} -> {_shown(k, wanted.get(k))}" for k in grown))
-                self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
-            versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
-            for entry in self.spec.bots:
-                if entry.source is not None and (package := _packed(entry.source)) is not None:
-                    if package.sha256 != versions[entry.name].sha256:
-                        log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
-                                    "on with that one (version %d, stored in the database); rename the tournament "
-                                    "to play this file", entry.name, entry.source, self.id,
-                                    versions[entry.name].version)
-        else:
-            self.schedule = SCHEDULE
-            self.deal_rule = deals.DEALS
-            versions = {}
-            # Registered names first: a name that is not there stops the run before any file is
-            # registered, so a typo leaves the database as it was (and a new one is removed).
-            for number, entry in enumerate(self.spec.bots):
-                if entry.source is None:
-                    try:
-                        versions[entry.name] = find_version(self.store, entry.name)
-                    except UnknownBot as exc:
-                        raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
-                    self._check_game(entry.name, versions[entry.name])
-            for entry in self.spec.bots:
-                if entry.source is not None:
-                    before = current_version(self.store, entry.name)
-                    versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
-                    if before is not None and before.sha256 != versions[entry.name].sha256:
-                        log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
-                                    "version %d; ratings are per name (its versions share one rating): name a "
-                                    "version (NAME@N) or give a much changed bot a new name to rate it apart",
-                                    entry.name, entry.source, before.version, versions[entry.name].version)
-                    self._check_game(entry.name, versions[entry.name])
-            twice = [n for n, v in versions.items() if [w.id for w in versions.values()].count(v.id) > 1]
-            if twice:
-                raise ConfigError(f"bots {' and '.join(sorted(twice))} are the same version; a tournament plays "
-                                  "each version once (name another with NAME@N)")
-            versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
-            self.store.start_tournament(
-                self.id, self.spec.name, self.game.name,
-                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE,
-                 "deals": deals.DEALS},
-                self.spec.seed,
-            )
+        versions = self._resume(existing, wanted) if existing is not None else self._begin(wanted)
         self.version_ids = {name: v.id for name, v in versions.items()}
         # The key stays in this process: workers and bots get the match seeds made with it.
         self.key = self.store.deal_key() if self.deal_rule >= deals.KEYED else None
         return {name: materialize(self.store, v) for name, v in versions.items()}
+
+    def _resume(self, existing: StoredTournament, wanted: dict[str, Any]) -> dict[str, BotVersion]:
+        """The stored versions of a tournament begun before, once the file is found to play the
+        same games (or more: a tournament may grow)."""
+        stored = dict(existing.spec)
+        version_ids = stored.pop("bot_versions", {})
+        self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
+        self.deal_rule = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
+        # Bots are compared by name here and by content below, not by path: a project moved
+        # or copied elsewhere still resumes its tournament.
+        # How many games are in play at once changes how fast, never what is played: a
+        # resumed run may change it.
+        seats = (stored.get("seats"), wanted.get("seats"))
+        differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
+                        and comparable(k, stored.get(k), self.game, seats[0])
+                        != comparable(k, wanted.get(k), self.game, seats[1]))
+        # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
+        # would leave stored games outside it.
+        longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
+        differ = [k for k in differ if k not in longer or longer[k] < 0]
+        if differ:
+            what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
+                             + (" (a tournament may grow, never shrink)" if k in longer else "")
+                             for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
+            raise ConfigError(
+                f"tournament {self.id!r} is already in this database with other settings ({what}); "
+                "rename the tournament (field 'name') or use another --db"
+            )
+        grown = sorted(k for k, g in longer.items() if g > 0)
+        if grown:
+            log.info("tournament %r grows (%s): its stored games stay, the run plays the rest", self.id,
+                     ", ".join(f"{k} {_shown(k, stored.get(k))} -> {_shown(k, wanted.get(k))}" for k in grown))
+            self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
+        versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
+        for entry in self.spec.bots:
+            if entry.source is not None and (package := _packed(entry.source)) is not None:
+                if package.sha256 != versions[entry.name].sha256:
+                    log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
+                                "on with that one (version %d, stored in the database); rename the tournament "
+                                "to play this file", entry.name, entry.source, self.id,
+                                versions[entry.name].version)
+        return versions
+
+    def _begin(self, wanted: dict[str, Any]) -> dict[str, BotVersion]:
+        """Register the bots given by path, look up the others, and store the new tournament."""
+        self.schedule = SCHEDULE
+        self.deal_rule = deals.DEALS
+        versions: dict[str, BotVersion] = {}
+        # Registered names first: a name that is not there stops the run before any file is
+        # registered, so a typo leaves the database as it was (and a new one is removed).
+        for number, entry in enumerate(self.spec.bots):
+            if entry.source is None:
+                try:
+                    versions[entry.name] = find_version(self.store, entry.name)
+                except UnknownBot as exc:
+                    raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
+                self._check_game(entry.name, versions[entry.name])
+        for entry in self.spec.bots:
+            if entry.source is not None:
+                before = current_version(self.store, entry.name)
+                versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
+                if before is not None and before.sha256 != versions[entry.name].sha256:
+                    log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
+                                "version %d; ratings are per name (its versions share one rating): name a "
+                                "version (NAME@N) or give a much changed bot a new name to rate it apart",
+                                entry.name, entry.source, before.version, versions[entry.name].version)
+                self._check_game(entry.name, versions[entry.name])
+        twice = [n for n, v in versions.items() if [w.id for w in versions.values()].count(v.id) > 1]
+        if twice:
+            raise ConfigError(f"bots {' and '.join(sorted(twice))} are the same version; a tournament plays "
+                              "each version once (name another with NAME@N)")
+        versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
+        self.store.start_tournament(
+            self.id, self.spec.name, self.game.name,
+            {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE,
+             "deals": deals.DEALS},
+            self.spec.seed,
+        )
+        return versions
 
     def _check_game(self, name: str, version: Any) -> None:
         if version.game != self.game.name:
