@@ -149,8 +149,8 @@ def job_size(matches: int, workers: int) -> int:
 
 def iter_jobs(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
     """Group consecutive matches at the same table (same bots) into jobs of at most ``size``, so
-    that a worker starts a table's referee once for them (its bots start afresh for each seat
-    rotation of a deal: :func:`sessions`); made as consumed, so a long plan is never held in
+    that a table's bots stay warm across its matches on different deals (never across two seat
+    rotations of one deal: :func:`sessions`); made as consumed, so a long plan is never held in
     memory."""
     job: list[Task] = []
     key: frozenset[str] | None = None
