@@ -149,8 +149,9 @@ def job_size(matches: int, workers: int) -> int:
 
 def iter_jobs(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
     """Group consecutive matches at the same table (same bots) into jobs of at most ``size``, so
-    bots stay warm across seat rotations and repetitions; made as consumed, so a long plan is
-    never held in memory."""
+    that a table's bots stay warm across its matches on different deals (never across two seat
+    rotations of one deal: :func:`sessions`); made as consumed, so a long plan is never held in
+    memory."""
     job: list[Task] = []
     key: frozenset[str] | None = None
     for task in tasks:

@@ -13,10 +13,10 @@ from fractions import Fraction
 from typing import Any
 
 from arena import ratings as rating
-from arena.bots.package import pack_target
+from arena.bots.package import Package, pack_target
 from arena.ratings.confidence import Ranking, ranking_confidence
 from arena.ratings.stop import StopDecision, StopRule
-from arena.storage.registry import find_version, materialize, register
+from arena.storage.registry import current_version, find_version, materialize, register
 from arena.core import deals, ids
 from arena.core.deals import deal_seed
 from arena.core.ids import GameId
@@ -39,7 +39,8 @@ from arena.games.match import Match
 from arena.referee import BotSpec, GameReport, RefereeConfig
 from arena.referee.standing import out_of_match, standing
 from arena.sandbox import Resources
-from arena.storage import GameRow, Store, seat_results
+from arena.storage import BotVersion, GameRow, Store, seat_results
+from arena.storage import Tournament as StoredTournament
 from arena.tournament.file import RUN_ONLY_FIELDS, comparable, growth  # RUN_ONLY_FIELDS: settings a resumed run may change
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.formats import SCHEDULE, Format, Pairing, Played, Results, get_format
@@ -125,15 +126,6 @@ def stored_results(store: Store, tournament: str) -> Stored:
     return stored
 
 
-def _comparable(key: str, value: Any, game: Game, seats: Any) -> Any:
-    """A spec's value as compared on resume, so that two files that play the same games agree:
-    the bots' entries by name only, in any order (the scheduler sorts the field); a default
-    written out equal to one left out (``points``, a ``[sandbox]`` limit, ``min_seats`` equal to
-    ``seats``); variants in any order (they are independent switches).  Each field of the file
-    says how (:func:`arena.tournament.file.comparable`)."""
-    return comparable(key, value, game, seats)
-
-
 def _shown(key: str, value: Any) -> str:
     """A spec's value as a refusal to resume names it."""
     if key == "bots" and isinstance(value, list):
@@ -145,13 +137,13 @@ def _shown(key: str, value: Any) -> str:
 
 
 
-def _packable(source: str) -> bool:
-    """Whether a bot's source can still be read here (a moved project resumes from the store)."""
+def _packed(source: str) -> Package | None:
+    """A bot's source packed, if it can still be read here (a moved project resumes from the
+    store), else None."""
     try:
-        pack_target(source)
+        return pack_target(source)
     except UnknownBot:
-        return False
-    return True
+        return None
 
 
 class Tournament:
@@ -165,6 +157,7 @@ class Tournament:
         self.id = spec.name
         self.versions = self._resolve_bots()
         self.deals: dict[str, str] = {}  # match id -> its deal, for the matches this run has met
+        self.judge: _Judge | None = None  # the stop rule's view of the games, while a run has one
 
     def _resolve_bots(self) -> dict[str, BotSpec]:
         """Register bots given by path, look up the others; a resumed run uses the stored versions."""
@@ -173,83 +166,90 @@ class Tournament:
         except StorageError:
             existing = None
         wanted = self.spec.to_json()
-        if existing is not None:
-            stored = dict(existing.spec)
-            version_ids = stored.pop("bot_versions", {})
-            self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
-            self.deal_rule = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
-            # Bots are compared by name here and by content below, not by path: a project moved
-            # or copied elsewhere still resumes its tournament.
-            # How many games are in play at once changes how fast, never what is played: a
-            # resumed run may change it.
-            seats = (stored.get("seats"), wanted.get("seats"))
-            differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
-                            and _comparable(k, stored.get(k), self.game, seats[0])
-                            != _comparable(k, wanted.get(k), self.game, seats[1]))
-            # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
-            # would leave stored games outside it.
-            longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
-            differ = [k for k in differ if k not in longer or longer[k] < 0]
-            if differ:
-                what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
-                                 + (" (a tournament may grow, never shrink)" if k in longer else "")
-                                 for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
-                raise ConfigError(
-                    f"tournament {self.id!r} is already in this database with other settings ({what}); "
-                    "rename the tournament (field 'name') or use another --db"
-                )
-            grown = sorted(k for k, g in longer.items() if g > 0)
-            if grown:
-                log.info("tournament %r grows (%s): its stored games stay, the run plays the rest", self.id,
-                         ", ".join(f"{k} {_shown(k, stored.get(k))} -> {_shown(k, wanted.get(k))}" for k in grown))
-                self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
-            versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
-            for entry in self.spec.bots:
-                if entry.source is not None and _packable(entry.source):
-                    sha = pack_target(entry.source).sha256
-                    if sha != versions[entry.name].sha256:
-                        log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
-                                    "on with that one (version %d, stored in the database); rename the tournament "
-                                    "to play this file", entry.name, entry.source, self.id,
-                                    versions[entry.name].version)
-        else:
-            self.schedule = SCHEDULE
-            self.deal_rule = deals.DEALS
-            versions = {}
-            # Registered names first: a name that is not there stops the run before any file is
-            # registered, so a typo leaves the database as it was (and a new one is removed).
-            for number, entry in enumerate(self.spec.bots):
-                if entry.source is None:
-                    try:
-                        versions[entry.name] = find_version(self.store, entry.name)
-                    except UnknownBot as exc:
-                        raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
-                    self._check_game(entry.name, versions[entry.name])
-            for entry in self.spec.bots:
-                if entry.source is not None:
-                    before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
-                    versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
-                    if before is not None and before.sha256 != versions[entry.name].sha256:
-                        log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
-                                    "version %d; ratings are per name (its versions share one rating): name a "
-                                    "version (NAME@N) or give a much changed bot a new name to rate it apart",
-                                    entry.name, entry.source, before.version, versions[entry.name].version)
-                    self._check_game(entry.name, versions[entry.name])
-            twice = [n for n, v in versions.items() if [w.id for w in versions.values()].count(v.id) > 1]
-            if twice:
-                raise ConfigError(f"bots {' and '.join(sorted(twice))} are the same version; a tournament plays "
-                                  "each version once (name another with NAME@N)")
-            versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
-            self.store.start_tournament(
-                self.id, self.spec.name, self.game.name,
-                {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE,
-                 "deals": deals.DEALS},
-                self.spec.seed,
-            )
+        versions = self._resume(existing, wanted) if existing is not None else self._begin(wanted)
         self.version_ids = {name: v.id for name, v in versions.items()}
         # The key stays in this process: workers and bots get the match seeds made with it.
         self.key = self.store.deal_key() if self.deal_rule >= deals.KEYED else None
         return {name: materialize(self.store, v) for name, v in versions.items()}
+
+    def _resume(self, existing: StoredTournament, wanted: dict[str, Any]) -> dict[str, BotVersion]:
+        """The stored versions of a tournament begun before, once the file is found to play the
+        same games (or more: a tournament may grow)."""
+        stored = dict(existing.spec)
+        version_ids = stored.pop("bot_versions", {})
+        self.schedule = stored.pop("schedule", 1)  # stored before the rule had a number: the first
+        self.deal_rule = stored.pop("deals", deals.PUBLIC_LABELS)  # begun before deals were keyed
+        # Bots are compared by name here and by content below, not by path: a project moved
+        # or copied elsewhere still resumes its tournament.
+        # How many games are in play at once changes how fast, never what is played: a
+        # resumed run may change it.
+        seats = (stored.get("seats"), wanted.get("seats"))
+        differ = sorted(k for k in stored.keys() | wanted.keys() if k not in RUN_ONLY_FIELDS
+                        and comparable(k, stored.get(k), self.game, seats[0])
+                        != comparable(k, wanted.get(k), self.game, seats[1]))
+        # A longer schedule (games, rounds raised) plays the games it adds; a shorter one
+        # would leave stored games outside it.
+        longer = {k: g for k in differ if (g := growth(k, stored, wanted)) is not None}
+        differ = [k for k in differ if k not in longer or longer[k] < 0]
+        if differ:
+            what = "; ".join(f"{k}: stored {_shown(k, stored.get(k))}, file {_shown(k, wanted.get(k))}"
+                             + (" (a tournament may grow, never shrink)" if k in longer else "")
+                             for k in sorted(differ, key=lambda k: k == "bots"))  # the long one last
+            raise ConfigError(
+                f"tournament {self.id!r} is already in this database with other settings ({what}); "
+                "rename the tournament (field 'name') or use another --db"
+            )
+        grown = sorted(k for k, g in longer.items() if g > 0)
+        if grown:
+            log.info("tournament %r grows (%s): its stored games stay, the run plays the rest", self.id,
+                     ", ".join(f"{k} {_shown(k, stored.get(k))} -> {_shown(k, wanted.get(k))}" for k in grown))
+            self.store.grow_tournament(self.id, {**existing.spec, **{k: wanted.get(k) for k in grown}})
+        versions = {name: self.store.bot_version(vid) for name, vid in version_ids.items()}
+        for entry in self.spec.bots:
+            if entry.source is not None and (package := _packed(entry.source)) is not None:
+                if package.sha256 != versions[entry.name].sha256:
+                    log.warning("bot %r: %s is not the version tournament %r began with; the tournament goes "
+                                "on with that one (version %d, stored in the database); rename the tournament "
+                                "to play this file", entry.name, entry.source, self.id,
+                                versions[entry.name].version)
+        return versions
+
+    def _begin(self, wanted: dict[str, Any]) -> dict[str, BotVersion]:
+        """Register the bots given by path, look up the others, and store the new tournament."""
+        self.schedule = SCHEDULE
+        self.deal_rule = deals.DEALS
+        versions: dict[str, BotVersion] = {}
+        # Registered names first: a name that is not there stops the run before any file is
+        # registered, so a typo leaves the database as it was (and a new one is removed).
+        for number, entry in enumerate(self.spec.bots):
+            if entry.source is None:
+                try:
+                    versions[entry.name] = find_version(self.store, entry.name)
+                except UnknownBot as exc:
+                    raise UnknownBot(f"field 'bots[{number}]': {exc}, or give it a path in the file") from None
+                self._check_game(entry.name, versions[entry.name])
+        for entry in self.spec.bots:
+            if entry.source is not None:
+                before = current_version(self.store, entry.name)
+                versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
+                if before is not None and before.sha256 != versions[entry.name].sha256:
+                    log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
+                                "version %d; ratings are per name (its versions share one rating): name a "
+                                "version (NAME@N) or give a much changed bot a new name to rate it apart",
+                                entry.name, entry.source, before.version, versions[entry.name].version)
+                self._check_game(entry.name, versions[entry.name])
+        twice = [n for n, v in versions.items() if [w.id for w in versions.values()].count(v.id) > 1]
+        if twice:
+            raise ConfigError(f"bots {' and '.join(sorted(twice))} are the same version; a tournament plays "
+                              "each version once (name another with NAME@N)")
+        versions = {entry.name: versions[entry.name] for entry in self.spec.bots}  # in the file's order
+        self.store.start_tournament(
+            self.id, self.spec.name, self.game.name,
+            {**wanted, "bot_versions": {n: v.id for n, v in versions.items()}, "schedule": SCHEDULE,
+             "deals": deals.DEALS},
+            self.spec.seed,
+        )
+        return versions
 
     def _check_game(self, name: str, version: Any) -> None:
         if version.game != self.game.name:
@@ -322,7 +322,10 @@ class Tournament:
         progress = Progress()
         errors: list[str] = []
         rule = self.stop_rule()
-        judge = _Judge(self, rule) if rule is not None else None
+        judge = self.judge = _Judge(self, rule) if rule is not None else None
+        # Blocks skip what is stored, which is known before the first: read once, not per block
+        # (every game played since is of a block already played).
+        stored = stored_results(self.store, self.id) if judge is not None else None
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
             # One executor for every round: a cluster's client is connected once, when first needed.
@@ -336,7 +339,7 @@ class Tournament:
             for round in rounds:
                 pairings = round.pairings if judge is None else list(round.pairings)
                 self._execute(pairings, executor, progress, on_progress, errors,
-                              left=None if judge is None else len(pairings))
+                              left=None if judge is None else len(pairings), done=stored)
                 if errors:
                     # A later round may be paired on this one's results: not on a part of them.
                     # A rerun plays what is missing here, then goes on.
@@ -352,6 +355,7 @@ class Tournament:
                         on_progress(progress)
                     if progress.decision.stop:
                         break
+        self.judge = None
         if not errors:
             decision = progress.decision
             self.store.finish_tournament(self.id, decision.to_json() if decision is not None else None)
@@ -371,10 +375,13 @@ class Tournament:
         return PlayConfig(referee_config(self.spec), self.game.name, self.config)
 
     def _execute(self, pairings: Iterable[Pairing], executor: Executor, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str], left: int | None = None) -> None:
+                 on_progress: Callable[[Progress], None] | None, errors: list[str], left: int | None = None,
+                 done: Stored | None = None) -> None:
         """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends
-        (``left``: the matches there are to play, when the schedule's size does not say)."""
-        done = stored_results(self.store, self.id)
+        (``left``: the matches there are to play, when the schedule's size does not say; ``done``:
+        what is stored, when the caller knows it)."""
+        if done is None:
+            done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
 
@@ -437,7 +444,11 @@ class Tournament:
             finished=report.finished,
             duration_ms=report.duration_ms,
         )
-        self.store.add_game(row, seat_results(record), report.faults, {s: t for s, t in report.logs.items() if t})
+        seats = seat_results(record)
+        self.store.add_game(row, seats, report.faults, {s: t for s, t in report.logs.items() if t})
+        if self.judge is not None:
+            self.judge.played(task.match_id, [_SeatRow(report.game_id, task.pairing.seats[r.seat], r.place, r.forfeited)
+                                              for r in seats])
 
     def deal_key(self, pairing: Pairing) -> str:
         """What a pairing's games share with other matches: the deal of a table's rotations
@@ -464,24 +475,46 @@ class Tournament:
         return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
 
 
+@dataclass(frozen=True, slots=True)
+class _SeatRow:
+    """A seat of a game this run stored, as :func:`arena.ratings.iter_outcomes` reads one."""
+
+    game_id: str
+    bot: str
+    place: int
+    forfeited: bool
+
+
 class _Judge:
     """The stop rule fed block by block with the stored games of the blocks played so far (never
-    a game of a later block, so that an interrupted or extended run decides as one run would)."""
+    a game of a later block, so that an interrupted or extended run decides as one run would).
+
+    The stored games are read once, when the run starts, and each game the run stores is handed
+    over as it is stored (:meth:`played`): reading every stored game again after each block made
+    a long run's cost grow with the square of its games."""
 
     def __init__(self, tournament: Tournament, rule: StopRule) -> None:
         self.tournament = tournament
-        self.matches: set[str] = set()  # the matches of the blocks so far
-        self.seen: set[str] = set()
         self.rule = rule
         self.tracker = rule.tracker(tournament.deal_of)
+        self.judged: set[str] = set()  # the matches of the blocks so far
+        self.waiting: dict[str, list[rating.GameOutcome]] = {}  # match -> games not judged yet
+        for outcome in rating.iter_outcomes(tournament.store.iter_results(tournament=tournament.id)):
+            self.waiting.setdefault(GameId.parse(outcome.game_id or "").match, []).append(outcome)
+
+    def played(self, match_id: str, seats: list[_SeatRow]) -> None:
+        """A game this run has just stored (a rateable one is judged with its block)."""
+        for outcome in rating.iter_outcomes(seats):
+            if match_id in self.judged:  # not met: a block's games are stored before it is judged
+                self.tracker.add(outcome)
+            else:
+                self.waiting.setdefault(match_id, []).append(outcome)
 
     def block(self, pairings: Iterable[Pairing]) -> StopDecision:
         """Take in one more block (its games are stored), then decide."""
         t = self.tournament
-        self.matches.update(ids.match_id(t.id, pairing.id) for pairing in pairings)
-        for outcome in rating.iter_outcomes(t.store.iter_results(tournament=t.id)):
-            game_id = outcome.game_id or ""
-            if game_id not in self.seen and GameId.parse(game_id).match in self.matches:
-                self.seen.add(game_id)
-                self.tracker.add(outcome)
+        for pairing in pairings:
+            match = ids.match_id(t.id, pairing.id)
+            self.judged.add(match)
+            self.tracker.extend(self.waiting.pop(match, ()))
         return self.tracker.decide()
