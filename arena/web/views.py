@@ -264,6 +264,9 @@ class RatingCache:
 INLINE_GAMES = 2_000
 # A value whose making failed is tried again this long after, at the earliest.
 RETRY_SECONDS = 5.0
+# Stored with every view: raise it when what a stored view holds, or how it is computed from the
+# games, changes (the views of an older arena are then made again, not shown as they were).
+VIEWS_VERSION = 1
 
 
 def _made(store: Store, make: Callable[[Store], T], stamp: Callable[[Store], Stamp]) -> tuple[Stamp, T]:
@@ -276,7 +279,8 @@ def _made(store: Store, make: Callable[[Store], T], stamp: Callable[[Store], Sta
 def _stored(store: Store, key: str, load: Callable[[dict[str, Any]], T]) -> tuple[Stamp, T] | None:
     """The view ``arena run`` stored under ``key``, if any (and one this code can read)."""
     kept = store.stored_view(key)
-    if kept is None or len(kept.stamp) != 3:
+    # Made by an arena that computed them otherwise (or laid them out otherwise): made again here.
+    if kept is None or len(kept.stamp) != 4 or kept.stamp[3] != VIEWS_VERSION:
         return None
     try:
         value = load(kept.value)
@@ -335,15 +339,15 @@ def store_views(store: Store, tournament: str, *, pool: results.Pool | None = No
         stamp = scope_stamp(store, tournament, None)
         own = leaderboard(store, tournament=tournament, pool=pool, board=board)
         table = standings_view(store, tournament)
-    store.save_view(board_key(tournament, None), stamp, own.to_json())
-    store.save_view(standings_key(tournament), stamp, table.to_json())  # a StandingsView
+    store.save_view(board_key(tournament, None), (*stamp, VIEWS_VERSION), own.to_json())
+    store.save_view(standings_key(tournament), (*stamp, VIEWS_VERSION), table.to_json())  # a StandingsView
     with store.snapshot():
         game_stamp = scope_stamp(store, None, t.game)
         if game_stamp[:2] == stamp[:2]:  # the game's games are the tournament's: rated once
             every = replace(own, title=f"all {t.game} games")
         else:
             every = leaderboard(store, game=t.game)
-    store.save_view(board_key(None, t.game), game_stamp, every.to_json())
+    store.save_view(board_key(None, t.game), (*game_stamp, VIEWS_VERSION), every.to_json())
 
 
 # --- tournaments ---------------------------------------------------------------------------------
