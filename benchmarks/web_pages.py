@@ -147,10 +147,11 @@ def main() -> None:
     if args.db.exists():
         with open_store(args.db, readonly=True) as store:
             have = store.counts()["games"]
-            stored = all(store.stored_view(views.board_key(t.id, None)) for t in store.tournaments())
+            kept = [store.stored_view(views.board_key(t.id, None)) for t in store.tournaments()]
+            stored = all(k is not None and k.stamp[3:] == (views.VIEWS_VERSION,) for k in kept)
         if have != args.games:
             raise SystemExit(f"{args.db} holds {have} games, not {args.games}: remove it or pass another --db")
-        if not stored:  # made by an arena that stored no views
+        if not stored:  # made by an arena that stored no views, or other ones
             store_boards(args.db)
     else:
         start = time.perf_counter()
