@@ -429,7 +429,7 @@ def test_record_round_trip_and_compression(store):
     assert stored < len(orjson.dumps(record)) / 5
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.recursive(
     st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
