@@ -39,6 +39,7 @@ from arena.sandbox import (
     SandboxWarning,
     start_bot,
 )
+from common import PATIENCE_S
 from sandboxing import (
     BOTH_MODES,
     BOTS,
@@ -207,12 +208,12 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed() -> None
     stale, leased = cgroups.make(stale_uid, 64 * 1024 * 1024, 4), cgroups.make(leased_uid, 64 * 1024 * 1024, 4)
     orphan, kept = sleeper_in(stale), sleeper_in(leased)
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE_S
         while not ({orphan.pid} <= stale.pids() and {kept.pid} <= leased.pids()):
             assert time.monotonic() < deadline, "the sleepers did not join their groups"
             time.sleep(0.01)
         sandbox.reap_stale_groups()  # (tests run in parallel start sessions, and sweep, too)
-        assert orphan.wait(timeout=5) == -signal.SIGKILL
+        assert orphan.wait(timeout=PATIENCE_S) == -signal.SIGKILL
         assert not any(path.exists() for path in stale.paths)
         assert kept.poll() is None and all(path.exists() for path in leased.paths)
     finally:
@@ -564,14 +565,14 @@ def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
     try:
         assert referee.stdout is not None
         uid = int(referee.stdout.readline())
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE_S
         while not procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert procs._live_pids_of_uid(uid)
     finally:
         referee.kill()
         referee.wait()
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + PATIENCE_S
     while procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert procs._live_pids_of_uid(uid) == []
@@ -709,12 +710,12 @@ def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
         ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "60"], start_new_session=True)
     orphan, leased = run_as(orphan_uid), run_as(lease.uid)
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE_S
         while not {orphan_uid, lease.uid} <= {u for p in procs._all_procs() for u in p.uids}:
             assert time.monotonic() < deadline
             time.sleep(0.01)
         reaped = sandbox.reap_orphans()  # (sessions of tests running in parallel sweep too)
-        assert orphan.wait(timeout=5) is not None
+        assert orphan.wait(timeout=PATIENCE_S) is not None
         assert lease.uid not in reaped
         assert leased.poll() is None  # a live referee's bot is left alone
     finally:
