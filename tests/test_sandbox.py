@@ -488,13 +488,13 @@ def zmq_round_trip(mode: str, endpoint_dir: Path) -> float:
             name="echo",
         )
         try:
-            assert sock.poll(10_000), bot.stderr_text()
+            assert sock.poll(PATIENCE_S * 1000), bot.stderr_text()
             elapsed = time.perf_counter() - t0
             assert sock.recv() == b"hello"
             sock.send(b"ping")
-            assert sock.poll(5_000), bot.stderr_text()
+            assert sock.poll(PATIENCE_S * 1000), bot.stderr_text()
             assert sock.recv() == b"ping"
-            assert bot.wait(5) == 0
+            assert bot.wait(PATIENCE_S) == 0
         finally:
             stop_and_check(bot)
     finally:
@@ -533,9 +533,10 @@ def test_startup_time(mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyP
 def test_stop_is_graceful_first(mode: str, endpoint_dir: Path) -> None:
     bot = start(endpoint_dir, mode, "sandbox_sleeper.py")
     wait_for(bot, "ready")
-    t0 = time.monotonic()
-    status = stop_and_check(bot, grace=5.0)
-    assert time.monotonic() - t0 < 4.5  # it left on SIGTERM: no kill after the 5 s grace
+    # A grace no loaded machine runs out of, so that status 0 says it left on SIGTERM by itself
+    # (a kill after the grace ends it with SIGKILL's status).  This used to be judged by the
+    # clock, under 4.5 s of a 5 s grace: a timing band a loaded machine could miss (issue 16).
+    status = stop_and_check(bot, grace=PATIENCE_S)
     assert "got SIGTERM" in bot.stderr_text()
     assert status == 0
     assert bot.stop() == 0  # idempotent
