@@ -405,7 +405,7 @@ def plan_launch(
     bot = _checked_request(argv, expose, endpoint_dir, mode, env)
     taken.lease = _lease_uid() if bot.root else None
     uid = taken.lease.uid if taken.lease else None
-    taken.workdir = workdir = _make_workdir(name, uid if bot.host_folder_is_bots else None)
+    workdir = _make_workdir(name, uid if bot.host_folder_is_bots else None, taken)
     _open_endpoint_dir(bot.endpoint_dir, uid)
     bot_env = _bot_env(workdir, bot.python_path, env)
     if bot.root:  # cgroups are made only as root
@@ -490,10 +490,11 @@ def _refuse_unreachable(needed: list[Path], endpoint_dir: Path) -> None:
             "bubblewrap), or put the interpreter and the bots in folders other users can enter")
 
 
-def _make_workdir(name: str, owner: int | None) -> Path:
+def _make_workdir(name: str, owner: int | None, taken: _Taken) -> Path:
     """The bot's working folder on the host, registered to be swept with this process; given to
     ``owner`` (the bot's uid, where the folder is the bot's own: see ``host_folder_is_bots``)."""
-    workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
+    # Into ``taken`` at once, so that it is removed if anything after this fails (a Ctrl-C too).
+    workdir = taken.workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
     _workdirs[workdir] = os.getpid()
     _own(workdir, owner)
     return workdir
