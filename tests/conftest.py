@@ -4,7 +4,8 @@ The default run (``make test``) asserts behaviour only: nothing in it depends on
 machine is or how busy, so it passes with every core loaded.  Tests that measure time, CPU
 shares or bots' strength carry ``@pytest.mark.perf``; they are left out of the default run and
 run by ``make perf`` (and by CI in a step of its own), with margins meant to hold on a loaded
-machine.
+machine.  A test that waits for something (a game stored, a process gone) waits for that
+condition, up to ``common.PATIENCE_S``, never for a fixed time.
 """
 
 from __future__ import annotations
