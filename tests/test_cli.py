@@ -541,7 +541,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
     assert all(line.startswith("warning: ") for line in err.strip().splitlines()[:-1]), err
     assert "could not hand a match" not in err  # a stopping cluster's workers keep quiet
-    assert bot_folders(name) == before  # every bot's working folder removed
+    assert bot_folders(name) == before, err  # every bot's working folder removed
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 6 <= kept < 60
@@ -563,7 +563,7 @@ def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Pa
     assert "Traceback" not in err, err
     # SIGTERM reaches the coordinator alone: it passes the stop on to its workers, which left
     # their bots' working folders behind (killed after playing their job on for 5 s).
-    assert bot_folders(name) == before
+    assert bot_folders(name) == before, err
     assert err.strip().splitlines()[-1] == (f"terminated: the games finished so far are stored in {db}; "
                                             f"to play the rest, run: {shlex.join(['arena', *command[3:]])}"), err
     rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE_S)
