@@ -38,7 +38,7 @@ from arena.games.policy import make_policy
 from arena.games.selfplay import play_game
 from arena.ratings import GameOutcome
 from arena.ratings.confidence import ranking_confidence
-from arena.ratings.simulate import Field, expected_places, field_for_gaps, iter_games, match_of, pair_gap
+from arena.ratings.simulate import Field, expected_places, field_for_gaps, iter_games, match_of, pair_gap, pool_truth
 from arena.ratings.stop import StopRule
 
 ALPHA = 0.05
@@ -96,27 +96,9 @@ def powder_keg_pool(matches: int, seed: int) -> list[list[GameOutcome]]:
     return pool
 
 
-def pool_truth(pool: list[list[GameOutcome]]) -> tuple[dict[str, float], dict[tuple[str, str], float]]:
-    """Mean place per bot and mean paired difference per pair, over the whole pool."""
-    games = [g for match in pool for g in match]
-    place: Counter[str] = Counter()
-    count: Counter[str] = Counter()
-    diff: Counter[tuple[str, str]] = Counter()
-    shared: Counter[tuple[str, str]] = Counter()
-    for g in games:
-        for a, pa in zip(g.bots, g.places):
-            place[a] += pa
-            count[a] += 1
-            for b, pb in zip(g.bots, g.places):
-                if a != b:
-                    diff[(a, b)] += pb - pa
-                    shared[(a, b)] += 1
-    return {b: place[b] / count[b] for b in place}, {p: diff[p] / shared[p] for p in diff}
-
-
 def resampled(name: str, pool: list[list[GameOutcome]], seed: int, horizon: int, max_games: int) -> Scenario:
     """A scenario whose tournaments draw whole matches from the pool, with replacement."""
-    places, gaps = pool_truth(pool)
+    places, gaps = pool_truth(g for match in pool for g in match)
     rank = {b: i for i, b in enumerate(sorted(places, key=lambda b: places[b]), start=1)}
 
     def games(run: int) -> Iterator[GameOutcome]:
@@ -416,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
 
     pool = powder_keg_pool(pool_size, args.seed)
-    places, _ = pool_truth(pool)
+    places, _ = pool_truth(g for match in pool for g in match)
     pk_order = sorted(places, key=lambda b: places[b])
     pk_gaps = [places[b] - places[a] for a, b in zip(pk_order, pk_order[1:])]
     print(f"Powder Keg pool: {pool_size} real matches ({4 * pool_size} games, {time.perf_counter() - started:.0f} s); "

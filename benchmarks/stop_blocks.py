@@ -41,7 +41,7 @@ from arena.games import GameConfig, SeededChance, get_game
 from arena.games.policy import make_policy
 from arena.games.selfplay import play_game
 from arena.ratings import GameOutcome
-from arena.ratings.simulate import Field, expected_places, field_for_gaps, pair_gap, play
+from arena.ratings.simulate import Field, expected_places, field_for_gaps, pair_gap, play, pool_truth
 from arena.ratings.stop import StopRule
 from arena.tournament.formats import round_robin
 
@@ -124,20 +124,7 @@ def real_pool(game_name: str, policies: Sequence[str], matches: int, seed: int) 
 
 def resampled(name: str, pool: list[Block], seed: int) -> tuple[Scenario, dict[str, float]]:
     """Tournaments of one table whose every block is a whole match drawn from the pool."""
-    place: Counter[str] = Counter()
-    count: Counter[str] = Counter()
-    diff: Counter[tuple[str, str]] = Counter()
-    shared: Counter[tuple[str, str]] = Counter()
-    for block in pool:
-        for g in block:
-            for a, pa in zip(g.bots, g.places):
-                place[a] += pa
-                count[a] += 1
-                for b, pb in zip(g.bots, g.places):
-                    if a != b:
-                        diff[(a, b)] += pb - pa
-                        shared[(a, b)] += 1
-    gaps = {p: diff[p] / shared[p] for p in diff}
+    places, gaps = pool_truth(g for block in pool for g in block)
 
     def blocks(run: int) -> Iterator[Block]:
         rng = random.Random(f"{seed}:{name}:{run}")
@@ -146,8 +133,8 @@ def resampled(name: str, pool: list[Block], seed: int) -> tuple[Scenario, dict[s
             i += 1
             yield [GameOutcome(g.bots, g.places, f"d{i}|{g.game_id}") for g in pool[rng.randrange(len(pool))]]
 
-    bots = tuple(sorted(place, key=lambda b: place[b] / count[b]))
-    return Scenario(name, len(bots), blocks, lambda a, b: gaps[(a, b)], bots), {b: place[b] / count[b] for b in bots}
+    bots = tuple(sorted(places, key=places.__getitem__))
+    return Scenario(name, len(bots), blocks, lambda a, b: gaps[(a, b)], bots), {b: places[b] for b in bots}
 
 
 def deal_of(outcome: GameOutcome) -> str:

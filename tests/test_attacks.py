@@ -19,6 +19,7 @@ import pytest
 from arena.games import GameConfig, get_game
 from arena.games.record import replay
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
+from arena.referee.link import HEARTBEATS_PER_MESSAGE
 from common import MODE, PY, RANDOM, ZOO, bot_processes, tagged
 
 ATTACK = ZOO / "attack.py"
@@ -84,6 +85,26 @@ def test_a_flood_after_an_answer_is_faulted_at_its_first_frame_and_costs_no_memo
     assert grown < 60 * MB, grown
 
 
+def test_a_flood_of_heartbeats_is_a_fault_and_the_others_play_on() -> None:
+    """ZeroMQ heartbeats (PING commands) are answered and skipped as the referee reads: sent without
+    end, they held it in that loop for as long as the flood lasted, where no seat's limit was
+    looked at (a review found it).  Past HEARTBEATS_PER_MESSAGE without a message they are a
+    ``malformed`` fault; the random bots finish every game."""
+    games, grown, _ = play(attacker("heartbeats"))
+    faults = [f for g in games for f in g.faults]
+    assert faults and {(f.seat, f.kind) for f in faults} == {(0, "malformed")}, faults
+    assert all(f"more than {HEARTBEATS_PER_MESSAGE} ZeroMQ heartbeat commands" in f.message for f in faults)
+    assert all(g.record["result"]["forfeits"] == [0] for g in games)
+    assert grown < 60 * MB, grown
+
+
+def test_heartbeats_instead_of_a_hello_fail_the_start_within_its_limit() -> None:
+    games, _, _ = play(attacker("hellobeats"), matches=2)
+    faults = [f for g in games for f in g.faults]
+    assert faults and {(f.seat, f.kind) for f in faults} == {(0, "startup")}, faults
+    assert all("heartbeat" in f.message for f in faults), faults
+
+
 def test_thousands_of_connections_before_the_hello_cost_one_and_fail_the_attacker() -> None:
     """Its socket accepts one connection and stops listening: the attacker's first (which it
     closed at once) is the one, the others and its own are refused, and it fails to start."""
@@ -140,3 +161,44 @@ def test_connections_can_not_run_the_referee_out_of_descriptors() -> None:
     assert result["places"] and all(places[2] == 1 for places in result["places"]), result
     assert "refused" in result["logs"], result["logs"]
     assert bot_processes(tag) == []
+
+
+def test_a_tournament_of_attackers_and_victims_loses_no_game_of_the_victims(tmp_path: Path) -> None:
+    """Issue 15: three attackers of the referee (a message of countless parts, 8 MiB frames, a
+    flood of heartbeats, each after its first answer) and two random bots, at tables of two, with
+    two workers, in the real sandbox: every game is stored, each attacker is faulted for what it
+    did (in every game that asked it a second decision), and no victim is charged a fault."""
+    import sqlite3
+    import subprocess
+
+    source = ATTACK.read_text()
+    kinds = {"multipart": "multipart", "bigframes": "too_large", "heartbeats": "malformed"}
+    bots = ""
+    for mode in kinds:  # a script of its own per attack: a tournament's bot is a file it stores
+        script = tmp_path / f"attack_{mode}.py"
+        script.write_text(f"import sys\nsys.argv[2:] = [{mode!r}]\n" + source)
+        bots += f'[[bots]]\nname = "{mode}"\npath = "{script}"\n'
+    bots += "".join(f'[[bots]]\nname = "v{i}"\npath = "{RANDOM}"\n' for i in (1, 2))
+    spec = tmp_path / "attack.toml"
+    spec.write_text(f'name = "attack"\ngame = "reactor"\nseats = 2\nseed = 15\nfaults_to_disqualify = 100\n'
+                    f'[sandbox]\nmode = "{MODE}"\n{bots}')
+    db = tmp_path / "a.db"
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--workers", "2",
+                           "--quiet", "--json"], env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        games = conn.execute("SELECT count(*) FROM games WHERE tournament = 'attack'").fetchone()[0]
+        seats = conn.execute("SELECT r.game_id, r.bot FROM results r JOIN games g ON g.id = r.game_id "
+                             "WHERE g.tournament = 'attack'").fetchall()
+        faults = conn.execute("SELECT f.game_id, f.bot, f.kind FROM faults f").fetchall()
+    conn.close()
+    assert games == 10 * 2  # every pair of the five, in both seat orders
+    assert {bot for _, bot, _ in faults} <= set(kinds), faults  # no victim faulted
+    for mode, kind in kinds.items():
+        played = {gid for gid, bot in seats if bot == mode}
+        faulted = {gid for gid, bot, k in faults if bot == mode}
+        assert len(played) == 8 and faulted <= played
+        assert {k for _, bot, k in faults if bot == mode} == {kind}, mode
+        # Faulted wherever it was asked again after its first answer: a short game may end first.
+        assert len(faulted) >= 4, (mode, faulted)

@@ -379,3 +379,25 @@ def test_remove_and_rename_keep_stored_games_under_the_name_they_were_played(tmp
         assert store.counts()["games"] == 2
     taken = runner.invoke(app, ["bots", "rename", "alpha", "b", "--db", db])
     assert taken.exit_code != 0 and "already" in str(taken.exception)
+
+
+def test_a_removed_name_can_be_taken_again(tmp_path: Path) -> None:
+    """A removed bot's name (its games kept under it) is free: `bots add` and a tournament file's
+    path take it again (both failed with "no bot named ..." after the removal, found in review)."""
+    db = str(tmp_path / "b.db")
+    with open_store(db) as store:
+        for name in ("a", "b"):
+            register(store, RANDOM, name=name, game="reactor")
+    (tmp_path / "t.toml").write_text('name = "t"\ngame = "reactor"\nseats = 2\nseed = 1\n[sandbox]\nmode = "none"\n'
+                                     '[[bots]]\nname = "a"\n[[bots]]\nname = "b"\n')
+    ok("run", str(tmp_path / "t.toml"), "--db", db)
+    ok("bots", "remove", "a", "--db", db)
+    ok("bots", "remove", "b", "--db", db)
+    ok("bots", "add", RANDOM, "--name", "a", "--game", "reactor", "--db", db, "--sandbox", "none")
+    (tmp_path / "u.toml").write_text('name = "u"\ngame = "reactor"\nseats = 2\nseed = 1\n[sandbox]\nmode = "none"\n'
+                                     f'[[bots]]\nname = "a"\n[[bots]]\nname = "b"\npath = "{RANDOM}"\n')
+    ok("run", str(tmp_path / "u.toml"), "--db", db)
+    listed = {row["name"]: row for row in json.loads(ok("bots", "list", "--db", db, "--json"))}
+    assert set(listed) == {"a", "b"} and listed["a"]["games"] == 4 and listed["b"]["games"] == 4
+    with open_store(db) as store:
+        assert store.bot("a").version == 1 and store.bot("b").version == 1  # the same content as before

@@ -62,6 +62,32 @@ def nul_path_toml(tmp_path: Path) -> Path:
     return path
 
 
+def corrupt_xz(tmp_path: Path) -> Path:
+    """A bot archive (.tar, which may be compressed) of xz whose stream breaks inside its first
+    file: the tar header reads, the data does not."""
+    import io
+    import lzma
+    import random
+    import tarfile
+
+    raw = io.BytesIO()
+    data = random.Random(1).randbytes(100_000)  # incompressible: the break lands inside the file
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    whole = lzma.compress(raw.getvalue())
+    path = tmp_path / "bot.tar"
+    path.write_bytes(whole[:2000] + bytes(b ^ 0x55 for b in whole[2000:2050]) + whole[2050:])
+    return path
+
+
+def not_a_tar(tmp_path: Path) -> Path:
+    path = tmp_path / "bot.tar"
+    path.write_bytes(b"\xfd7zXZ\x00" + b"\x00" * 600)
+    return path
+
+
 HUGE = "99999999999999999999999"
 Case = Callable[[Path], list[str]]
 # Each case: the arguments, made in a fresh folder whose db.sqlite does not exist, and words the
@@ -76,6 +102,8 @@ CASES: dict[str, tuple[Case, str]] = {
                         "--workers"),
     "run-workers-0": (lambda d: ["run", str(tournament(d)), "--db", str(d / "db.sqlite"), "--workers", "0"],
                       "--workers"),
+    "run-max-games-huge": (lambda d: ["run", str(tournament(d)), "--db", str(d / "db.sqlite"), "--stop", "settled",
+                                      "--max-games", "20000000"], "--max-games must be from 1 to 10,000,000"),
     "run-deep-toml": (lambda d: ["run", str(deep_toml(d)), "--db", str(d / "db.sqlite")], "deep.toml"),
     "run-nul-in-bot-path": (lambda d: ["run", str(nul_path_toml(d)), "--db", str(d / "db.sqlite")], "bots[0].path"),
     "run-folder-as-file": (lambda d: ["run", str(d), "--db", str(d / "db.sqlite")], "is a folder"),
@@ -99,6 +127,16 @@ CASES: dict[str, tuple[Case, str]] = {
                         "players"),
     "bots-add-folder": (lambda d: ["bots", "add", str(d), "--name", "r", "--game", "reactor",
                                    "--db", str(d / "db.sqlite")], "needs a bot.toml"),  # a folder is a bot with a manifest
+    # Found in review: an unclosed quote in a bot's command line, and a corrupt xz archive, were tracebacks.
+    "check-unclosed-quote": (lambda d: ["check", "python3 'x", "--game", "reactor", "--sandbox", "none"],
+                             "No closing quotation"),
+    "play-unclosed-quote": (lambda d: ["play", "reactor", "python3 'x", "python3 'y", "--sandbox", "none"],
+                            "No closing quotation"),
+    "bots-add-corrupt-xz": (lambda d: ["bots", "add", str(corrupt_xz(d)), "--name", "r", "--game", "reactor",
+                                       "--db", str(d / "db.sqlite")], "not a readable archive (Corrupt input data)"),
+    # tarfile's error for a file no method opens spans five lines: the error is still one.
+    "bots-add-not-an-archive": (lambda d: ["bots", "add", str(not_a_tar(d)), "--name", "r", "--game", "reactor",
+                                           "--db", str(d / "db.sqlite")], "not a readable archive"),
 }
 
 

@@ -126,3 +126,28 @@ def test_a_tournament_file_may_set_the_wall_factor_and_one_without_it_resumes_as
     path.write_text(head + "[time]\nwall_factor = 0\n" + bots)
     with pytest.raises(ConfigError, match="time.wall_factor.*from 1 to 100"):
         load_tournament(path)
+
+
+def test_a_clock_whose_group_can_not_be_read_goes_on_from_its_last_reading(tmp_path: Path) -> None:
+    """A bot's CPU time comes from its cgroup's cpuacct.usage; if that can not be read any more,
+    the clock counts its processes instead, from the group's last reading on: a decision under way
+    is charged neither a jump nor a negative time (found in review: the two scales were mixed)."""
+    import types
+
+    from arena.referee.clock import BotClock
+
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        clock = BotClock(types.SimpleNamespace(group=None, pid=spinner.pid))
+        usage = tmp_path / "cpuacct.usage"
+        usage.write_text("5000000000\n")  # the group's reading: 5 s of CPU so far
+        clock._usage = os.open(usage, os.O_RDONLY)
+        assert clock.read() == 5_000_000_000
+        usage.write_text("")  # the group's file gives nothing any more: the next read fails
+        after = clock.read()
+        assert 5_000_000_000 <= after < 5_000_000_000 + 1_000_000_000
+        later = clock.read()
+        assert later >= after
+    finally:
+        spinner.kill()
+        spinner.wait()

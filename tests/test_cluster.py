@@ -229,6 +229,22 @@ def test_a_local_cluster_starts_no_more_workers_than_there_are_jobs(tmp_path: Pa
     assert started == [jobs[0]]
 
 
+def test_a_local_cluster_grows_for_a_later_run_with_more_jobs() -> None:
+    """Sized by the first run's jobs, a local cluster would keep one worker for every later round
+    of a resumed Swiss whose first round had one table left (found in review)."""
+    executor = DaskExecutor("local", 3, PlayConfig(RefereeConfig(sandbox_mode="none"), "reactor", GameConfig(players=2)))
+    try:
+        client = executor.client(1)
+        assert len(client.scheduler_info()["workers"]) == 1
+        assert executor.client(5) is client
+        client.wait_for_workers(3, timeout=120)
+        assert len(client.scheduler_info()["workers"]) == 3  # up to --workers, never more
+        executor.client(2)
+        assert len(client.scheduler_info()["workers"]) == 3  # never shrunk under a run
+    finally:
+        executor.close()
+
+
 @pytest.mark.skipif(len(affinity.available_cpus()) < 2, reason="needs two CPUs")
 def test_a_cluster_worker_keeps_its_tables_on_the_cpu_it_claimed(tmp_path: Path, monkeypatch) -> None:
     """As a local worker does, each Dask worker plays on one CPU of its own (claimed through a

@@ -236,3 +236,14 @@ def test_bots_tied_on_mean_place_share_the_ranks_they_tie_for():
         rk = ranking_confidence(games, order, match_of=by_match, resamples=200, seed=3)
         ranges = {b.bot: (b.rank_low, b.rank_high) for b in rk.bots}
         assert ranges == {"a": (1, 2), "b": (1, 2), "c": (3, 3)}
+
+
+def test_pool_truth_is_the_mean_place_and_the_mean_pair_gap_of_the_pool() -> None:
+    """The truth the resampling benchmarks check the intervals and the stop rule against."""
+    from arena.ratings.simulate import pool_truth
+
+    games = [GameOutcome(("a", "b", "c"), (1, 2, 3)), GameOutcome(("b", "a"), (1, 2))]
+    places, gaps = pool_truth(games)
+    assert places == {"a": 1.5, "b": 1.5, "c": 3.0}
+    assert gaps[("a", "b")] == 0.0 and gaps[("a", "c")] == 2.0 and gaps[("c", "b")] == -1.0
+    assert ("b", "b") not in gaps

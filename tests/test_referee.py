@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 import uuid
 import socket
 import sys
@@ -407,6 +408,60 @@ def test_socket_folders_of_killed_referees_are_removed(tmp_path: Path) -> None:
     finally:
         for folder in (alive, stale, planted):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_pools_sweep_of_its_workers_folders_spares_a_live_process_that_took_a_pid(tmp_path: Path) -> None:
+    """When a pool stops it removes the socket folders of its workers, which have ended; a pid
+    of a worker that ended early may since be another live process's, whose folder stays."""
+    import subprocess
+    import tempfile
+
+    from arena.referee.workroot import OWNER_FILE, WORKROOT_PREFIX, remove_workroots_of
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    time.sleep(0.05)  # the folder is made after the process started, as its own would be
+    folders = {}
+    try:
+        for label, pid in (("dead", dead.pid), ("live", live.pid)):
+            folder = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
+            (folder / OWNER_FILE).write_text(str(pid))
+            folders[label] = folder
+        remove_workroots_of({dead.pid, live.pid})
+        assert not folders["dead"].exists() and folders["live"].exists()
+    finally:
+        live.kill()
+        live.wait()
+        for folder in folders.values():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_referee_sweeps_what_killed_referees_left_once_not_at_every_session(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's referee starts a session per seat rotation; the sweep (a scan of every process,
+    about 20 ms) is made as its first starts.  A killed referee's folder is gone after it."""
+    import subprocess
+    import tempfile
+
+    from arena import sandbox
+    from arena.referee.workroot import OWNER_FILE, WORKROOT_PREFIX
+
+    scans = []
+    real = sandbox.reap_orphans
+    monkeypatch.setattr(sandbox, "reap_orphans", lambda: scans.append(1) or real())
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX))
+    (stale / OWNER_FILE).write_text(str(dead.pid))
+    try:
+        with Referee(RefereeConfig(sandbox_mode=MODE)) as referee:
+            for _ in range(3):
+                with referee.session():
+                    assert not stale.exists()
+        assert len(scans) == 1
+    finally:
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def test_a_deep_temporary_folder_does_not_make_socket_paths_too_long(tmp_path: Path,

@@ -122,6 +122,21 @@ def test_the_pool_groups_a_tables_rotations_and_leaves_out_faulty_games(tmp_path
     assert results.h2h(clean, "b", "a").pair.b_ahead == 3
 
 
+def test_rotations_dealt_apart_are_units_of_their_own_as_the_stop_rule_counts_them(tmp_path: Path,
+                                                                                   memory_store: Store) -> None:
+    """With ``duplicate = false`` a table's rotations have deals of their own: the board's unit of
+    evidence is then the match, as the stop rule's is (a board judged the same games by tables,
+    so a pair the stop rule called settled could show as open)."""
+    spec = spec_file(tmp_path, "apart", ["a", "b"], fmt="round-robin", extra="games = 2\nduplicate = false")
+    hand_made(memory_store, spec, [
+        (1, 1, 0, ("a", "b"), (1, 2)), (1, 1, 1, ("b", "a"), (2, 1)),
+        (2, 1, 0, ("a", "b"), (1, 2)), (2, 1, 1, ("b", "a"), (1, 2)),
+    ])
+    pool = results.load_pool(memory_store, tournament="apart")
+    assert len({pool.match_of(o) for o in pool.outcomes}) == 4
+    assert results.h2h(pool, "a", "b").pair.matches == 4
+
+
 def test_the_board_marks_pairs_by_the_results_not_by_trueskill(tmp_path: Path, memory_store: Store) -> None:
     """a is ahead of b at every one of 100 tables: separated, p near 1; b and c always tie for
     second: tied (the interval lies inside the indifference zone), so not separated."""

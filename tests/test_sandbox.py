@@ -704,7 +704,7 @@ def lock_holders(path: Path) -> set[int]:
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="bot uids are leased only as root")
 def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
     """A referee killed at the wrong moment can leave a bot running under a uid nobody leases;
-    reap_orphans (run as each referee session starts) stops it, and never a leased uid's bot."""
+    reap_orphans (run as a referee's first session starts) stops it, and never a leased uid's bot."""
     lease = sandbox_uids._lease_uid()
     orphan_uid = next(uid for uid in reversed(sandbox_uids.UID_RANGE) if uid != lease.uid)
     run_as = lambda uid: subprocess.Popen(  # noqa: E731

@@ -202,3 +202,24 @@ def test_a_run_interrupted_inside_a_block_resumes_to_the_stop_of_one_run(tmp_pat
         again = Tournament(spec, store).run()
     assert again.played == 2 and again.skipped == 4
     assert games_in(cut) == games_in(whole) and again.stop == one.stop
+
+
+def test_a_gauntlet_under_a_stop_rule_plays_in_blocks_up_to_max_games(tmp_path: Path) -> None:
+    """A gauntlet with ``[stop]`` is judged after each repetition of its tables, and ``max_games``
+    is its length (it used to be one block of the whole schedule: judged once, max_games unread).
+    The first block is the gauntlet's own first repetition: the same pairings, ids and deals."""
+    spec = tournament(tmp_path, {"mine": HEURISTIC, "p1": RANDOM, "p2": RANDOM},
+                      extra='format = "gauntlet"\ncandidates = ["mine"]\n[stop]\nrule = "settled"\nmax_games = 12')
+    db = tmp_path / "g.db"
+    out = run(str(spec), "--db", str(db))
+    stored = games_in(db)
+    assert len(stored) == 12 and all("mine" in {bot for bot, _ in seats} for seats in stored.values())
+    assert "stopped: reached max_games = 12" in out or re.search(r"stopped: every neighbouring pair is settled", out)
+    # 2 tables (mine with p1, mine with p2) x 2 rotations = 4 games a block: 3 whole blocks.
+    assert {gid.rsplit("/", 1)[-1].split("-")[0] for gid in stored} == {"r1", "r2", "r3"}
+    plain = tmp_path / "plain.toml"
+    plain.write_text(spec.read_text().replace('[stop]\nrule = "settled"\nmax_games = 12', "").replace(
+        'name = "t"', 'name = "t"\ngames = 3'))
+    one = tmp_path / "one.db"
+    run(str(plain), "--db", str(one))
+    assert games_in(one) == stored  # the blocks are the schedule's repetitions, in its order of deals

@@ -169,12 +169,26 @@ def test_reactor_forced_decisions_are_asked() -> None:
 @pytest.mark.perf
 @pytest.mark.parametrize("game", ["powder-keg", "reactor"])
 def test_a_spy_timing_the_referee_learns_nothing_it_may_not_see(game: str) -> None:
-    """The spy's classifier on the gaps does no better than the base rate + 2 points."""
+    """The spy's classifier on the gaps does no better than the base rate + 2 points (issue 15).
+
+    The same spy against the referee with uniform timing turned off is the control: it must find
+    the channel (the gaps then tell), or the machine is too noisy for the measurement to mean
+    anything, and the test says so rather than pass.  Measured on 2026-12-02 at a load of 4-7
+    (benchmarks/timing_channel.py, 1,000 games, 4 seats, strict sandbox): uniform +0.0 points in
+    both games; turned off, +7.6 (Powder Keg, Queens) and +9.8 (Reactor, forced decisions)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import timing_channel
 
-    played = timing_channel.play(game, 4, 150, "perf", True, MODE)
     make = timing_channel.keg_samples if game == "powder-keg" else timing_channel.reactor_samples
-    samples = [s for record, gaps in played for s in make(record, gaps)]
-    accuracy, base, _ = timing_channel.classify(samples)
-    assert accuracy <= base + 0.02, (accuracy, base, len(samples))
+
+    def margin(uniform: bool) -> tuple[float, float, int]:
+        played = timing_channel.play(game, 4, 400, "perf", uniform, MODE)
+        samples = [s for record, gaps in played for s in make(record, gaps)]
+        accuracy, base, _ = timing_channel.classify(samples)
+        return accuracy - base, base, len(samples)
+
+    leaky, _, _ = margin(False)
+    if leaky < 0.04:
+        pytest.skip(f"too noisy to measure: the leaking referee's channel showed only {leaky:+.1%} over the base rate")
+    tight, base, n = margin(True)
+    assert tight <= 0.02, (tight, base, n)

@@ -19,6 +19,7 @@ The manifest::
 from __future__ import annotations
 
 import io
+import lzma
 import os
 import posixpath
 import shlex
@@ -199,8 +200,9 @@ def archive_entries(path: Path) -> list[Entry]:
     where = str(path)
     try:
         raw = _walk_bounded(_zip_entries(path) if path.name.lower().endswith(".zip") else _tar_entries(path), where)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
-        raise _bad(where, f"not a readable archive ({exc})") from None
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+        # One line: tarfile's error for a file that no method opens lists each method on a line.
+        raise _bad(where, f"not a readable archive ({' '.join(str(exc).split())})") from None
     entries = [Entry(_clean(e.path, where), e.kind, e.data, e.executable, e.target) for e in raw]
     entries = [e for e in entries if e.path]
     if not any(e.path == MANIFEST for e in entries):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import shlex
 import shutil
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import folder as folders
-from arena.bots.spec import BotSpec, refuse_empty
+from arena.bots.spec import BotSpec, command_words, refuse_empty
 from arena.errors import StorageError, UnknownBot
 
 RUNNERS = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
@@ -85,10 +84,7 @@ def pack_target(target: str) -> Package:
     refuse_empty(target)
     if Path(target).exists():
         return pack(Path(target))
-    try:
-        words = shlex.split(target)
-    except ValueError as exc:
-        raise UnknownBot(f"no bot at {target!r}: {exc}") from None
+    words = command_words(target)
     program = shutil.which(words[0]) if words else None
     if program is None:
         if len(words) == 1 and ("/" in target or target.endswith((".py", ".js"))):

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
 
 from arena.bots import folder as folders
-from arena.bots.spec import BotSpec, refuse_empty
+from arena.bots.spec import BotSpec, command_words, refuse_empty
 from arena.errors import UnknownBot
 
 
@@ -42,7 +41,7 @@ def bot_spec(target: str, name: str | None = None) -> BotSpec:
         if os.access(path, os.X_OK):
             return BotSpec(label, (str(path),), (str(path),))
         raise UnknownBot(f"{target}: not a .py or .js script, and not executable")
-    words = shlex.split(target)
+    words = command_words(target)
     if not words or (len(words) == 1 and ("/" in target or target.endswith((".py", ".js")))):
         raise UnknownBot(f"no bot at {target!r}: give a path to a script or a command")
     program = shutil.which(words[0])

@@ -29,3 +29,16 @@ def refuse_empty(target: str) -> None:
         from arena.errors import UnknownBot
 
         raise UnknownBot("no bot named: the name is empty; give a path to a script, a bot folder, or a command")
+
+
+def command_words(target: str) -> list[str]:
+    """A bot given as a command line, split as a shell would (``python3 'my bot.py' --fast``);
+    an unclosed quote is an :class:`~arena.errors.UnknownBot` that says so, not a traceback."""
+    import shlex
+
+    try:
+        return shlex.split(target)
+    except ValueError as exc:
+        from arena.errors import UnknownBot
+
+        raise UnknownBot(f"no bot at {target!r}: {exc} in the command line") from None

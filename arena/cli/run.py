@@ -8,6 +8,7 @@ the rest, and status 130 (143 for SIGTERM).
 
 from __future__ import annotations
 
+import logging
 import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -69,9 +70,9 @@ def run(
     with bad_argument(ConfigError):
         spec = spec.with_stop(stop, max_games)
     check_executor(cluster, spec.sandbox.get("mode", "auto"))
-    _warnings_to_stderr(forked_workers=workers > 1 and cluster is None)
     new = not db_exists(db)
-    with ProgressBar(enabled=not quiet) as bar, _stop_reported(bar, db, ctx.obj), stopped_by_signals(), \
+    with _warnings_to_stderr(forked_workers=workers > 1 and cluster is None), ProgressBar(enabled=not quiet) as bar, \
+            _stop_reported(bar, db, ctx.obj), stopped_by_signals(), \
             open_db(db, create=True) as store, store.removed_if_unused(new):
         tournament = Tournament(spec, store)
         outcome = tournament.run(workers=workers, on_progress=_live_view(bar, tournament, standings_every),
@@ -119,15 +120,29 @@ def _show(outcome: TournamentOutcome, db: str, fmt: str, board: Board, standing:
                          "(above); the games played are stored: run the same command again to play what failed")
 
 
-def _warnings_to_stderr(forked_workers: bool) -> None:
+@contextmanager
+def _warnings_to_stderr(forked_workers: bool) -> Iterator[None]:
     """The referee's warnings (faults, disqualifications) on stderr, one line each; with local
-    workers, multiprocessing-logging carries their records to this process's handler (set up
-    once, here, before the pool forks them)."""
+    workers, multiprocessing-logging carries their records to this process's handler (wrapped
+    here, before the pool forks them).  The wrapping is undone when the run ends: left in place,
+    a second run in the same process (a test, a program that calls the CLI) wrapped the wrappers,
+    and a handler added to the root logger later was fed each record twice."""
     report_to_stderr()
-    if forked_workers:
-        import multiprocessing_logging
+    if not forked_workers:
+        yield
+        return
+    import multiprocessing_logging
 
-        multiprocessing_logging.install_mp_handler()
+    root = logging.getLogger()
+    before = list(root.handlers)
+    multiprocessing_logging.install_mp_handler(root)
+    try:
+        yield
+    finally:
+        wrappers = [h for h in root.handlers if h not in before]
+        multiprocessing_logging.uninstall_mp_handler(root)
+        for wrapper in wrappers:
+            wrapper.close()  # stops its receiving thread
 
 
 @contextmanager

@@ -252,13 +252,20 @@ class DaskExecutor(Executor):
         self.address = address
         self._held = contextlib.ExitStack()
         self._client: Any = None
+        self._size = 0  # worker processes of a local cluster
 
     def client(self, jobs: int) -> Any:
-        """The client, connected on first use.  A local cluster starts no more worker processes
-        than the first run has jobs (``--workers 40`` for two matches started 40); a later run
-        (a Swiss's next round, with as many tables) reuses it."""
+        """The client, connected on first use.  A local cluster has no more worker processes
+        than a run has jobs (``--workers 40`` for two matches started 40): it starts with the
+        first run's, and grows (up to ``workers``) for a later run with more (a resumed Swiss
+        whose first round had one table left to play)."""
+        wanted = max(1, min(self.workers, jobs))
         if self._client is None:
-            self._client = self._held.enter_context(connect(self.address, max(1, min(self.workers, jobs))))
+            self._client = self._held.enter_context(connect(self.address, wanted))
+            self._size = wanted
+        elif self.address == "local" and wanted > self._size:
+            self._client.cluster.scale(wanted)
+            self._size = wanted
         return self._client
 
     def run(self, jobs: Iterable[list[Task]], on_event: Callable[[Event], None]) -> None:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -240,3 +241,22 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     for r in range(n - 1, -1, -1):
         x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
     return x
+
+
+def pool_truth(games: Iterable[GameOutcome]) -> tuple[dict[str, float], dict[tuple[str, str], float]]:
+    """The mean place of each bot and the mean place gap of each ordered pair ``(a, b)`` (b's place
+    minus a's, over the games both played) in ``games``: the truth of a scenario that resamples a
+    fixed pool of real games, which the calibration and stop-rule benchmarks check against."""
+    place: Counter[str] = Counter()
+    count: Counter[str] = Counter()
+    diff: Counter[tuple[str, str]] = Counter()
+    shared: Counter[tuple[str, str]] = Counter()
+    for g in games:
+        for a, pa in zip(g.bots, g.places):
+            place[a] += pa
+            count[a] += 1
+            for b, pb in zip(g.bots, g.places):
+                if a != b:
+                    diff[(a, b)] += pb - pa
+                    shared[(a, b)] += 1
+    return {b: place[b] / count[b] for b in place}, {p: diff[p] / shared[p] for p in diff}

@@ -84,6 +84,7 @@ class BotClock:
     def __init__(self, proc: BotProcess) -> None:
         self.proc = proc
         self._usage: int | None = None  # a descriptor of the bot's cpuacct.usage, if it has one
+        self._usage_ns = 0  # its last reading
         if proc.group is not None:
             for path in proc.group.paths:
                 usage = path / "cpuacct.usage"
@@ -117,9 +118,13 @@ class BotClock:
         """CPU nanoseconds used so far (only differences between readings mean anything)."""
         if self._usage is not None:
             try:
-                return int(os.pread(self._usage, 32, 0))
+                self._usage_ns = int(os.pread(self._usage, 32, 0))
+                return self._usage_ns
             except (OSError, ValueError):
+                # The group can not be read any more: count by process from here, going on from
+                # its last reading, so that a decision under way is charged neither a jump nor less.
                 self.close()
+                self._offset = self._usage_ns
                 self.refresh()
         for pid, clock in list(self._clocks.items()):
             try:

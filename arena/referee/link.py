@@ -32,9 +32,16 @@ from pathlib import Path
 from protocol import zmtp
 from protocol.faults import FaultKind, ProtocolFault
 
-__all__ = ["LISTEN_BACKLOG", "READ_CHUNK", "UNREAD_LIMIT", "BotLink", "LinkFault", "Links"]
+__all__ = ["HEARTBEATS_PER_MESSAGE", "LISTEN_BACKLOG", "READ_CHUNK", "READS_PER_CALL", "UNREAD_LIMIT", "BotLink", "LinkFault", "Links"]
 
 READ_CHUNK = 64 * 1024  # bytes asked of the kernel per read
+# Reads per call for a frame: enough for a frame of the size bound in the kernel's usual pieces,
+# few enough that a bot can hold the referee in one call for no more than a few milliseconds.
+READS_PER_CALL = 32
+# Heartbeat commands (PING, PONG) a bot may send between two of its messages: libzmq sends one per heartbeat
+# interval (off unless a bot sets ZMQ_HEARTBEAT_IVL); a stream of them is a flood, each answered
+# with a PONG at the referee's cost.
+HEARTBEATS_PER_MESSAGE = 10_000
 UNREAD_LIMIT = 8 * 1024 * 1024  # bytes a bot may leave unread: more than a round of requests (64 large ones: 3 MB)
 LISTEN_BACKLOG = 1  # connections the kernel holds before the first is accepted
 
@@ -68,6 +75,7 @@ class BotLink:
         self._in = bytearray()
         self._start = 0  # where the unread part of ``_in`` begins
         self._out = bytearray()
+        self._heartbeats = 0  # PINGs since the bot's last message
         self._closed = False
         self._listener: socket.socket | None = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -164,7 +172,13 @@ class BotLink:
         return self._next(command=False)
 
     def _next(self, *, command: bool) -> bytes | None:
-        """The body of the next frame (a command while the handshake expects one), or ``None``."""
+        """The body of the next frame (a command while the handshake expects one), or ``None``.
+
+        At most :data:`READS_PER_CALL` reads from the socket per call: heartbeats are answered and
+        skipped here, and a bot that sent them without end (each read brings more) kept the
+        referee in this loop, where no deadline of any seat was looked at.  What is left waits
+        in the kernel, so the next poll finds the socket readable again."""
+        reads = 0
         while True:
             frame = self._header()
             if frame is not None:
@@ -183,12 +197,16 @@ class BotLink:
                     self._start = end
                     if frame.command and not command:
                         self._command(body)  # a heartbeat, answered; anything else is a fault
+                        if self.failure is not None:  # its PONGs left unread: cut off now
+                            raise LinkFault(self.failure.kind, self.failure.fault.message)
                         continue
                     if command and not frame.command:
                         raise LinkFault(FaultKind.MALFORMED, "a message before its ZeroMQ handshake was done")
+                    self._heartbeats = 0
                     return body
-            if not self._fill(frame.header_size + frame.size if frame else 9):
+            if reads == READS_PER_CALL or not self._fill(frame.header_size + frame.size if frame else 9):
                 return None
+            reads += 1
 
     def _header(self) -> zmtp.Frame | None:
         try:
@@ -203,11 +221,15 @@ class BotLink:
             name = zmtp.command_name(body)
         except zmtp.ZmtpError as exc:
             raise LinkFault(FaultKind.MALFORMED, f"not a ZeroMQ frame: {exc}") from None
-        if name == b"PING":
-            self._queue(zmtp.pong(body))
-        elif name != b"PONG":
+        if name not in (b"PING", b"PONG"):
             shown = name.decode("ascii", "replace")[:16]
             raise LinkFault(FaultKind.MALFORMED, f"a ZeroMQ {shown!r} command, which a DEALER does not send")
+        self._heartbeats += 1
+        if self._heartbeats > HEARTBEATS_PER_MESSAGE:
+            raise LinkFault(FaultKind.MALFORMED, f"more than {HEARTBEATS_PER_MESSAGE} ZeroMQ heartbeat commands "
+                                                 "without a message: a flood, not a heartbeat")
+        if name == b"PING":
+            self._queue(zmtp.pong(body))
 
     def _fill(self, needed: int) -> bool:
         """Read once from the socket (at most what the frame being read still needs, or a

@@ -35,6 +35,20 @@ class Referee:
     def __init__(self, config: RefereeConfig | None = None) -> None:
         self.config = config or RefereeConfig()
         self.links = Links()
+        self.swept = False  # whether its first session swept what killed referees left
+
+    def sweep(self) -> None:
+        """Once per referee, as its first session starts: stop the bots and remove the folders
+        and groups that referees killed before they could left behind.  Not at every session: a
+        worker's referee starts one for each seat rotation, and the scan of every process alone
+        took about 20 ms each time."""
+        if self.swept:
+            return
+        remove_stale_workroots()
+        sandbox.reap_orphans()
+        sandbox.reap_stale_groups()
+        sandbox.remove_stale_workdirs()
+        self.swept = True
 
     def close(self) -> None:
         # Every socket it opened, also one left open by Ctrl-C between its being made and a
@@ -71,10 +85,7 @@ class Session:
         self.referee = referee
         self.config = referee.config
         self.players: dict[tuple[BotSpec, int], Seat] = {}
-        remove_stale_workroots()
-        sandbox.reap_orphans()
-        sandbox.reap_stale_groups()
-        sandbox.remove_stale_workdirs()
+        referee.sweep()
         self.workroot = Path(tempfile.mkdtemp(prefix=WORKROOT_PREFIX, dir=socket_parent()))
         os.chmod(self.workroot, 0o711)  # bots' uids must reach their own socket directory inside
         (self.workroot / OWNER_FILE).write_text(str(os.getpid()))
@@ -88,7 +99,10 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Stop every bot; stderr written after its last game still goes into that game's log."""
+        """Stop every bot.  Stderr a bot wrote after its last game is added to that game's report
+        (and record), which a caller that keeps the reports sees (``arena play``, ``check``);
+        a tournament stores each game the moment it ends (``on_game``), so there that tail is
+        not in the stored log: a stored game never changes."""
         for key, seat in self.players.items():
             tail = seat.stop()
             if seat.lingered:

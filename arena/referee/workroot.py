@@ -75,7 +75,17 @@ def remove_workroots_of(pids: set[int]) -> None:
     that has stopped): a worker stopped by Ctrl-C or SIGTERM while its referee was starting, or
     killed when it did not leave in time, had no chance to remove its own."""
     for path in Path(socket_parent()).glob(f"{WORKROOT_PREFIX}*"):
-        if owner_pid(path) in pids:
+        pid = owner_pid(path)
+        if pid not in pids:
+            continue
+        try:
+            made = os.lstat(path / OWNER_FILE).st_ctime
+        except OSError:
+            continue
+        # A worker that ended early in a long run may have lent its pid to a later process (a
+        # referee of another run, say) that made this folder: a live process as old as the
+        # folder is its maker, and the folder is its own.
+        if pid is not None and not alive_since(pid, made):
             shutil.rmtree(path, ignore_errors=True)
 
 

@@ -39,8 +39,11 @@ class Pool:
         return sorted({bot for o in self.outcomes for bot in o.bots})
 
 
-def _unit(row: ResultRow) -> Hashable:
-    if row.round is None and row.table_no is None:
+def _unit(row: ResultRow, separate_deals: set[str]) -> Hashable:
+    """The games that share a deal: a table's rotations (its matches), or, in a tournament whose
+    rotations are dealt apart (``duplicate = false``), the match alone, as the stop rule counts
+    them (``Tournament.deal_key``), so a board and a stop decision judge the same evidence."""
+    if row.round is None and row.table_no is None or row.tournament in separate_deals:
         return row.match_id or row.game_id
     return (row.tournament, row.round, row.table_no)
 
@@ -60,7 +63,9 @@ def load_pool(store: Store, *, tournament: str | None = None, game: str | None =
     with store.snapshot():
         rows = list(store.iter_results(tournament=tournament, game=game))
         faults = store.fault_counts(tournament=tournament, game=game)
-        statuses = {t.id: t.status for t in store.tournaments()}
+        tournaments = store.tournaments()
+    statuses = {t.id: t.status for t in tournaments}
+    separate = {t.id for t in tournaments if t.spec.get("duplicate") is False}
     by_game: dict[str, list[ResultRow]] = {}
     for row in rows:
         by_game.setdefault(row.game_id, []).append(row)
@@ -71,7 +76,7 @@ def load_pool(store: Store, *, tournament: str | None = None, game: str | None =
             excluded += 1
         else:
             kept.extend(seats)
-    unit = {row.game_id: _unit(row) for row in kept}
+    unit = {row.game_id: _unit(row, separate) for row in kept}
     counted = {row.tournament for row in rows}
     return Pool(
         outcomes=tuple(iter_outcomes(kept)),

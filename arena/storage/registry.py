@@ -127,7 +127,8 @@ def add_checked(package: Package, *, name: str, game: str, check: Callable[[], C
             same = unchanged(store, name, game, package.content)
             current = current_version(store, name)
         if same is not None:
-            made = make_current and current != same
+            # A removed name (no current version) with this content is taken again: made current.
+            made = (make_current or current is None) and current != same
             if made:
                 with writable() as store:
                     same = current = register(store, package, name=name, game=game, make_current=True)
@@ -141,5 +142,8 @@ def add_checked(package: Package, *, name: str, game: str, check: Callable[[], C
 
 
 def current_version(store: Store, name: str) -> BotVersion | None:
-    """The name's current version, or None for a name not registered."""
-    return store.bot(name) if store.bot_history(name) else None
+    """The name's current version, or None for a name not registered (or removed: free again)."""
+    try:
+        return store.bot(name)
+    except UnknownBot:
+        return None

@@ -16,7 +16,7 @@ from arena import ratings as rating
 from arena.bots.package import pack_target
 from arena.ratings.confidence import Ranking, ranking_confidence
 from arena.ratings.stop import StopDecision, StopRule
-from arena.storage.registry import find_version, materialize, register
+from arena.storage.registry import current_version, find_version, materialize, register
 from arena.core import deals, ids
 from arena.core.deals import deal_seed
 from arena.core.ids import GameId
@@ -165,6 +165,7 @@ class Tournament:
         self.id = spec.name
         self.versions = self._resolve_bots()
         self.deals: dict[str, str] = {}  # match id -> its deal, for the matches this run has met
+        self.judge: _Judge | None = None  # the stop rule's view of the games, while a run has one
 
     def _resolve_bots(self) -> dict[str, BotSpec]:
         """Register bots given by path, look up the others; a resumed run uses the stored versions."""
@@ -227,7 +228,7 @@ class Tournament:
                     self._check_game(entry.name, versions[entry.name])
             for entry in self.spec.bots:
                 if entry.source is not None:
-                    before = self.store.bot(entry.name) if self.store.bot_history(entry.name) else None
+                    before = current_version(self.store, entry.name)
                     versions[entry.name] = register(self.store, entry.source, name=entry.name, game=self.game.name)
                     if before is not None and before.sha256 != versions[entry.name].sha256:
                         log.warning("bot %r: %s is not its current content (version %d), so the tournament plays "
@@ -322,7 +323,10 @@ class Tournament:
         progress = Progress()
         errors: list[str] = []
         rule = self.stop_rule()
-        judge = _Judge(self, rule) if rule is not None else None
+        judge = self.judge = _Judge(self, rule) if rule is not None else None
+        # Blocks skip what is stored, which is known before the first: read once, not per block
+        # (every game played since is of a block already played).
+        stored = stored_results(self.store, self.id) if judge is not None else None
         with contextlib.ExitStack() as stack:
             stack.enter_context(self.store.running(self.id))  # one run of a tournament at a time
             # One executor for every round: a cluster's client is connected once, when first needed.
@@ -336,7 +340,7 @@ class Tournament:
             for round in rounds:
                 pairings = round.pairings if judge is None else list(round.pairings)
                 self._execute(pairings, executor, progress, on_progress, errors,
-                              left=None if judge is None else len(pairings))
+                              left=None if judge is None else len(pairings), done=stored)
                 if errors:
                     # A later round may be paired on this one's results: not on a part of them.
                     # A rerun plays what is missing here, then goes on.
@@ -352,6 +356,7 @@ class Tournament:
                         on_progress(progress)
                     if progress.decision.stop:
                         break
+        self.judge = None
         if not errors:
             decision = progress.decision
             self.store.finish_tournament(self.id, decision.to_json() if decision is not None else None)
@@ -371,10 +376,13 @@ class Tournament:
         return PlayConfig(referee_config(self.spec), self.game.name, self.config)
 
     def _execute(self, pairings: Iterable[Pairing], executor: Executor, progress: Progress,
-                 on_progress: Callable[[Progress], None] | None, errors: list[str], left: int | None = None) -> None:
+                 on_progress: Callable[[Progress], None] | None, errors: list[str], left: int | None = None,
+                 done: Stored | None = None) -> None:
         """Play with ``executor`` what of ``pairings`` is not stored yet, storing each game as it ends
-        (``left``: the matches there are to play, when the schedule's size does not say)."""
-        done = stored_results(self.store, self.id)
+        (``left``: the matches there are to play, when the schedule's size does not say; ``done``:
+        what is stored, when the caller knows it)."""
+        if done is None:
+            done = stored_results(self.store, self.id)
         if on_progress:
             on_progress(progress)
 
@@ -437,7 +445,11 @@ class Tournament:
             finished=report.finished,
             duration_ms=report.duration_ms,
         )
-        self.store.add_game(row, seat_results(record), report.faults, {s: t for s, t in report.logs.items() if t})
+        seats = seat_results(record)
+        self.store.add_game(row, seats, report.faults, {s: t for s, t in report.logs.items() if t})
+        if self.judge is not None:
+            self.judge.played(task.match_id, [_SeatRow(report.game_id, task.pairing.seats[r.seat], r.place, r.forfeited)
+                                              for r in seats])
 
     def deal_key(self, pairing: Pairing) -> str:
         """What a pairing's games share with other matches: the deal of a table's rotations
@@ -464,24 +476,46 @@ class Tournament:
         return rating.leaderboard(table, outcomes, self.store.fault_counts(tournament=self.id))
 
 
+@dataclass(frozen=True, slots=True)
+class _SeatRow:
+    """A seat of a game this run stored, as :func:`arena.ratings.iter_outcomes` reads one."""
+
+    game_id: str
+    bot: str
+    place: int
+    forfeited: bool
+
+
 class _Judge:
     """The stop rule fed block by block with the stored games of the blocks played so far (never
-    a game of a later block, so that an interrupted or extended run decides as one run would)."""
+    a game of a later block, so that an interrupted or extended run decides as one run would).
+
+    The stored games are read once, when the run starts, and each game the run stores is handed
+    over as it is stored (:meth:`played`): reading every stored game again after each block made
+    a long run's cost grow with the square of its games."""
 
     def __init__(self, tournament: Tournament, rule: StopRule) -> None:
         self.tournament = tournament
-        self.matches: set[str] = set()  # the matches of the blocks so far
-        self.seen: set[str] = set()
         self.rule = rule
         self.tracker = rule.tracker(tournament.deal_of)
+        self.judged: set[str] = set()  # the matches of the blocks so far
+        self.waiting: dict[str, list[rating.GameOutcome]] = {}  # match -> games not judged yet
+        for outcome in rating.iter_outcomes(tournament.store.iter_results(tournament=tournament.id)):
+            self.waiting.setdefault(GameId.parse(outcome.game_id or "").match, []).append(outcome)
+
+    def played(self, match_id: str, seats: list[_SeatRow]) -> None:
+        """A game this run has just stored (a rateable one is judged with its block)."""
+        for outcome in rating.iter_outcomes(seats):
+            if match_id in self.judged:  # not met: a block's games are stored before it is judged
+                self.tracker.add(outcome)
+            else:
+                self.waiting.setdefault(match_id, []).append(outcome)
 
     def block(self, pairings: Iterable[Pairing]) -> StopDecision:
         """Take in one more block (its games are stored), then decide."""
         t = self.tournament
-        self.matches.update(ids.match_id(t.id, pairing.id) for pairing in pairings)
-        for outcome in rating.iter_outcomes(t.store.iter_results(tournament=t.id)):
-            game_id = outcome.game_id or ""
-            if game_id not in self.seen and GameId.parse(game_id).match in self.matches:
-                self.seen.add(game_id)
-                self.tracker.add(outcome)
+        for pairing in pairings:
+            match = ids.match_id(t.id, pairing.id)
+            self.judged.add(match)
+            self.tracker.extend(self.waiting.pop(match, ()))
         return self.tracker.decide()

@@ -76,6 +76,8 @@ class TournamentSpec:
                 raise ConfigError(f"--stop must be one of {', '.join(STOP_RULES)}, not {rule!r}")
             current["rule"] = rule
         if max_games is not None:
+            if not 1 <= max_games <= MAX_STOP_GAMES:  # as max_games under [stop] is
+                raise ConfigError(f"--max-games must be from 1 to {MAX_STOP_GAMES:,}, not {max_games}")
             current["max_games"] = max_games
         if current["rule"] == "none":
             return replace(self, stop=None)

@@ -8,8 +8,12 @@ first answer:
 - ``multipart``: one message of countless parts (64 KB frames with the MORE flag, never a last);
 - ``bigframes``: 8 MiB frames, one after another;
 - ``smallflood``: small frames without end (answers to requests never made);
+- ``heartbeats``: ZeroMQ heartbeat commands (PING) without end, never reading the PONGs;
 
-and, before its hello, ``connections``: 5,000 connections to its socket opened and closed (it may
+and, before its hello, ``hellobeats``: heartbeats without end instead of a hello (a referee that
+answered them in a loop never looked at its start-up limit, or at any other seat);
+
+and, also before its hello, ``connections``: 5,000 connections to its socket opened and closed (it may
 hold 256 descriptors at once), then its own.  ``lateconnections`` makes them after its welcome,
 then plays on.  With MB, a flood stops after that many megabytes (to measure a referee that keeps
 what it is sent without filling the machine).  It reports on stderr how far it got.
@@ -85,7 +89,27 @@ def read_frame() -> bytes:
     return read_frame() if flags & COMMAND else body
 
 
+PING = encode_frame(b"\x04PING\x00\x00", COMMAND)  # a heartbeat: its time-to-live, no context
+
+
+def heartbeats() -> None:
+    sent = 0
+    started = time.monotonic()
+    try:
+        while cap is None or sent < cap:
+            sock.sendall(PING * 4096)
+            sent += len(PING) * 4096
+    except OSError as exc:
+        sys.stderr.write(f"attack: heartbeats: {sent // len(PING)} sent in {time.monotonic() - started:.1f} s, "
+                         f"then {os.strerror(exc.errno or 0)}\n")
+        sys.exit(0)
+    sys.stderr.write(f"attack: heartbeats: {sent // len(PING)} sent in {time.monotonic() - started:.1f} s\n")
+
+
 read_exactly(len(GREETING))
+if mode == "hellobeats":
+    heartbeats()
+    sys.exit(0)
 sock.sendall(encode_frame(dumps({"type": "hello", "protocol": 1, "name": f"attack-{mode}"})))
 answered = 0
 while True:
@@ -101,6 +125,9 @@ while True:
     answered += 1
     if mode in ("lateconnections", "connections"):
         continue
+    if mode == "heartbeats":
+        heartbeats()
+        break
     flood = {
         "multipart": encode_frame(b"p" * 65536, MORE),
         "bigframes": encode_frame(b"b" * (8 << 20)),

@@ -19,25 +19,19 @@ from typing import Any
 
 from arena.core.pairing import Pairing
 from arena.tournament.fields import Field, FieldError, Reading, Whole, Words
-from arena.tournament.formats.base import Format, Results, Round, canonical_field, check_seats, rotate, shuffled
-from arena.tournament.formats.round_robin import MAX_GAMES
+from arena.tournament.formats.base import Format, Results, Round, canonical_field, check_seats
+from arena.tournament.formats.round_robin import MAX_GAMES, table_pairings, repetition_blocks
+
+LABEL = "gauntlet"  # in the seeds of its seat orders and deals
 
 
 def gauntlet(candidates: Sequence[str], pool: Sequence[str], seats: int, *, games: int = 1, rotations: bool = True,
              seed: str) -> Iterator[Pairing]:
-    """The pairings, table by table (each table's repetitions in a row, so its bots stay warm)."""
+    """The pairings, table by table (each table's repetitions in a row, so its bots stay warm);
+    a table's repetition is a round-robin table's, seeded as a gauntlet's."""
     for table, bots in enumerate(_tables(candidates, pool, seats, seed), start=1):
         for game in range(1, games + 1):
-            if rotations:
-                order = shuffled(bots, f"{seed}:gauntlet:seats:{game}:{table}")
-                turns: Sequence[int] = range(seats)
-            else:  # one order per table; the repetitions rotate it, so `seats` of them cover every seat
-                order = shuffled(bots, f"{seed}:gauntlet:seats:{table}")
-                turns = ((game - 1) % seats,)
-            deal = f"{seed}:gauntlet:r{game}-t{table}"
-            for r in turns:
-                yield Pairing(id=f"r{game}-t{table}-s{r}", round=game, table=table, seats=rotate(order, r),
-                              deal=deal, rotation=r)
+            yield from table_pairings(bots, game, table, seats, rotations, seed, LABEL)
 
 
 def _tables(candidates: Sequence[str], pool: Sequence[str], seats: int, seed: str) -> list[tuple[str, ...]]:
@@ -115,6 +109,11 @@ class Gauntlet(Format):
     def rounds(self, results: Callable[[], Results]) -> Iterator[Round]:
         yield Round(1, gauntlet(self.candidates, self.pool, self.spec.seats, games=self.spec.options["games"],
                                 rotations=self.spec.rotations, seed=self.spec.seed))
+
+    def blocks(self, results: Callable[[], Results]) -> Iterator[Round]:
+        """A repetition of every table at a time, as long as a stop rule wants (``max_games``)."""
+        return repetition_blocks(_tables(self.candidates, self.pool, self.spec.seats, self.spec.seed),
+                                 self.spec.seats, self.spec.rotations, self.spec.seed, LABEL)
 
 
 FORMAT = Gauntlet

@@ -37,7 +37,7 @@ def round_robin(
     """
     combos = _combos(bots, seats, games, seed)
     return [p for game in range(1, games + 1) for table, combo in enumerate(combos, start=1)
-            for p in _table_pairings(combo, game, table, seats, rotations, seed)]
+            for p in table_pairings(combo, game, table, seats, rotations, seed)]
 
 
 def iter_round_robin(
@@ -54,7 +54,7 @@ def iter_round_robin(
     combos = _combos(bots, seats, games, seed)
     for table, combo in enumerate(combos, start=1):
         for game in range(1, games + 1):
-            yield from _table_pairings(combo, game, table, seats, rotations, seed)
+            yield from table_pairings(combo, game, table, seats, rotations, seed)
 
 
 def _combos(bots: Sequence[str], seats: int, games: int, seed: str) -> list[tuple[str, ...]]:
@@ -69,19 +69,32 @@ def _combos(bots: Sequence[str], seats: int, games: int, seed: str) -> list[tupl
     return combos
 
 
-def _table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, rotations: bool,
-                    seed: str) -> list[Pairing]:
-    """The pairings of one table in one repetition: its rotations, on one deal."""
+def table_pairings(combo: tuple[str, ...], game: int, table: int, seats: int, rotations: bool,
+                    seed: str, label: str = "round_robin") -> list[Pairing]:
+    """The pairings of one table in one repetition: its rotations, on one deal.  ``label`` names
+    the format in the seeds of its seat orders and deals (a gauntlet's tables draw their own)."""
     if rotations:
-        order = shuffled(combo, f"{seed}:round_robin:seats:{game}:{table}")
+        order = shuffled(combo, f"{seed}:{label}:seats:{game}:{table}")
         turns: Sequence[int] = range(seats)
     else:
         # One fixed order per table, so rotating by repetition covers every seat.
-        order = shuffled(combo, f"{seed}:round_robin:seats:{table}")
+        order = shuffled(combo, f"{seed}:{label}:seats:{table}")
         turns = ((game - 1) % seats,)
-    deal = f"{seed}:round_robin:r{game}-t{table}"
+    deal = f"{seed}:{label}:r{game}-t{table}"
     return [Pairing(id=f"r{game}-t{table}-s{r}", round=game, table=table, seats=rotate(order, r),
                     deal=deal, rotation=r) for r in turns]
+
+
+def repetition_blocks(tables: Sequence[tuple[str, ...]], seats: int, rotations: bool, seed: str,
+                      label: str = "round_robin") -> Iterator[Round]:
+    """The blocks a stop rule may end after: a repetition of every table at a time, on and on (up
+    to the bound of ``games``).  Without rotations a table rotates once a repetition, so a block
+    is ``seats`` repetitions: every bot in every seat."""
+    step = 1 if rotations else seats
+    for number, first in enumerate(range(1, MAX_GAMES + 1, step), start=1):
+        yield Round(number, [p for game in range(first, min(first + step, MAX_GAMES + 1))
+                             for table, combo in enumerate(tables, start=1)
+                             for p in table_pairings(combo, game, table, seats, rotations, seed, label)])
 
 
 def round_robin_size(n_bots: int, seats: int, *, games: int = 1, rotations: bool = True) -> int:
@@ -119,14 +132,8 @@ class RoundRobin(Format):
 
     def blocks(self, results: Callable[[], Results]) -> Iterator[Round]:
         """The pairings of :meth:`rounds`, a repetition of every table at a time instead of
-        table by table, on and on (up to the bound of ``games``).  Without rotations a table
-        rotates once a repetition, so a block is ``seats`` repetitions: every bot in every seat."""
-        seats, seed, rotations = self.spec.seats, self.spec.seed, self.spec.rotations
-        combos = _combos(self.bots, seats, 1, seed)
-        step = 1 if rotations else seats
-        for number, first in enumerate(range(1, MAX_GAMES + 1, step), start=1):
-            yield Round(number, [p for game in range(first, min(first + step, MAX_GAMES + 1))
-                                 for table, combo in enumerate(combos, start=1)
-                                 for p in _table_pairings(combo, game, table, seats, rotations, seed)])
+        table by table (:func:`repetition_blocks`)."""
+        return repetition_blocks(_combos(self.bots, self.spec.seats, 1, self.spec.seed), self.spec.seats,
+                                 self.spec.rotations, self.spec.seed)
 
 FORMAT = RoundRobin
