@@ -622,6 +622,34 @@ def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: 
     assert leased.exists() == (os.geteuid() == 0)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="bot uids are leased only as root")
+def test_a_zombie_of_a_bot_uid_does_not_keep_its_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot killed with its worker is a zombie until its parent reaps it, and a container's init
+    may never: its uid's working folders stayed behind after a run stopped by SIGTERM (a zombie
+    writes nothing, so it is no reason to keep them)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    uid = sandbox_uids.UID_RANGE.stop - 7
+    folder = tmp_path / f"arena-p5-w{int(gone.stdout)}-d0d0d0d0"
+    folder.mkdir()
+    os.chown(folder, uid, uid)
+    child = os.fork()
+    if child == 0:  # a process of the bot's uid that exits at once and is not reaped: a zombie
+        os.setgid(uid)
+        os.setuid(uid)
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + PATIENCE_S
+        while not any(p.pid == child and p.zombie for p in procs._all_procs()):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert folder in sandbox.remove_stale_workdirs()
+        assert not folder.exists()
+    finally:
+        os.waitpid(child, 0)
+
+
 # --- modes and uids ---------------------------------------------------------------------------
 
 
