@@ -8,8 +8,10 @@ import contextlib
 import os
 import sqlite3
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -24,6 +26,26 @@ ZOO = ROOT / "tests" / "bots"
 RANDOM_PATH = BOT_DIR / "random_bot.py"
 RANDOM = str(RANDOM_PATH)
 PY = os.path.realpath(sys.executable)  # the real interpreter: a shim under /root is refused to bot uids
+
+# How long a test waits for something that must happen (a game stored, a process gone, a line
+# printed): far longer than it takes on a machine ten times slower or busier than this one, so
+# only a real fault runs it out (issue 16: waits of 3-60 s failed correct code at load 14-20);
+# a wait that succeeds ends as soon as its condition holds, so a quiet machine pays nothing.
+PATIENCE_S = 180.0
+
+T = TypeVar("T")
+
+
+def wait_until(condition: Callable[[], T], what: str, timeout: float = PATIENCE_S, every: float = 0.02) -> T:
+    """Poll ``condition`` until it returns something true, and return that; fail saying ``what``
+    was awaited if it has not after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} s for {what}")
+        time.sleep(every)
+    return value
+
 
 HAS_BWRAP = sandbox_available()
 MODE = "strict" if HAS_BWRAP else "none"  # the strongest sandbox this machine offers

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from common import PATIENCE_S
 from arena.sandbox import BotProcess, Resources, cgroups, launch, procs, sandbox_available, start_bot
 
 BOTS = Path(__file__).parent / "bots"
@@ -58,7 +59,7 @@ def start(
     )
 
 
-def wait_for(bot: BotProcess, text: str, timeout: float = 10.0) -> str:
+def wait_for(bot: BotProcess, text: str, timeout: float = PATIENCE_S) -> str:
     """Wait until the bot's stderr contains text; return the whole stderr."""
     deadline = time.monotonic() + timeout
     while text not in (err := bot.stderr_text()):
@@ -82,7 +83,7 @@ def stop_and_check(bot: BotProcess, grace: float = 0.2) -> int | None:
     return status
 
 
-def gone(pid: int, timeout: float = 3.0) -> bool:
+def gone(pid: int, timeout: float = PATIENCE_S) -> bool:
     deadline = time.monotonic() + timeout
     while procs._is_alive(pid):
         if time.monotonic() > deadline:

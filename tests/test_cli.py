@@ -3,6 +3,7 @@ for what a user sees on bad input (one line, a non-zero status, never a tracebac
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import hashlib
@@ -15,7 +16,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -30,7 +30,7 @@ from arena.core.names import NAME_RULE
 from arena.storage import backends, open_store
 from arena.tournament.file import load_tournament
 
-from common import RANDOM, ROOT, InterfaceOnly
+from common import PATIENCE_S, RANDOM, ROOT, InterfaceOnly, wait_until
 runner = CliRunner()
 
 
@@ -444,9 +444,14 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_terminal_sigint)
     try:
-        time.sleep(3)  # well into the matches (100,000 of them take minutes)
+        # Signalled once it has started its bots (so it is playing), not after a fixed 3 s: on a
+        # loaded machine the interpreter could still be importing then, before the CLI was there
+        # to say anything (issue 16).  100,000 matches take minutes: it is still playing.
+        wait_until(lambda: proc.poll() is not None or any("random_bot.py" in c for c in descendants(proc.pid)),
+                   "its bots to start", every=0.05)
+        assert proc.poll() is None, proc.communicate()
         os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=PATIENCE_S)
     finally:
         if proc.poll() is None:  # a failed check must not leave it playing 100,000 matches
             os.killpg(proc.pid, signal.SIGKILL)
@@ -455,6 +460,23 @@ def test_ctrl_c_during_play_says_interrupted() -> None:
     # machine): either way the user was told why it ended.
     assert proc.returncode in (130, -signal.SIGINT), err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted", err
+
+
+def descendants(pid: int) -> list[str]:
+    """The command lines of every process below ``pid`` (its children, theirs, ...)."""
+    parent, cmdline = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            child = int(stat.parent.name)
+            parent[child] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline[child] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+    below, found = {pid}, True
+    while found:
+        found = {child for child, ppid in parent.items() if ppid in below and child not in below}
+        below |= found
+    return [cmdline[p] for p in below - {pid}]
 
 
 def bot_folders(prefix: str) -> set[Path]:
@@ -475,15 +497,24 @@ def run_until_games_are_stored(tmp_path: Path, name: str, workers: int,
         command += ["--cluster", "local"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, preexec_fn=_terminal_sigint)
-    stored = 0
-    deadline = time.monotonic() + 60
-    while stored < 6 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+
+    def stored() -> int:
         try:
             with sqlite3.connect(db) as conn:
-                stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
-        except sqlite3.OperationalError:
-            pass
+                return conn.execute("SELECT count(*) FROM games").fetchone()[0]
+        except sqlite3.OperationalError:  # not made yet, or busy
+            return 0
+
+    # Until 6 games are stored, however long a loaded machine takes: this used to give up after
+    # 60 s and signal anyway, so the signal could land while the run was still starting (issue 16).
+    try:
+        wait_until(lambda: stored() >= 6 or proc.poll() is not None, "6 games stored", every=0.05)
+        assert proc.poll() is None, f"the run ended before it could be stopped: {proc.communicate()}"
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):  # a failed wait leaves nothing playing
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
     return proc, command, db
 
 
@@ -501,7 +532,7 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     before = bot_folders(name)
     proc, command, db = run_until_games_are_stored(tmp_path, name, workers, cluster)
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=30)  # one Ctrl-C is enough (Referee.close cannot hang)
+    out, err = proc.communicate(timeout=PATIENCE_S)  # one Ctrl-C is enough (Referee.close cannot hang)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     last = err.strip().splitlines()[-1]
@@ -510,11 +541,11 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     assert [line for line in err.splitlines() if "interrupted" in line] == [last] and out == ""
     assert all(line.startswith("warning: ") for line in err.strip().splitlines()[:-1]), err
     assert "could not hand a match" not in err  # a stopping cluster's workers keep quiet
-    assert bot_folders(name) == before  # every bot's working folder removed
+    assert bot_folders(name) == before, err  # every bot's working folder removed
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 6 <= kept < 60
-    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE_S)
     assert rerun.returncode == 0, rerun.stderr
     assert f"{60 - kept} games played now, {kept} already stored" in rerun.stdout
 
@@ -527,15 +558,15 @@ def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Pa
     before = bot_folders(name)
     proc, command, db = run_until_games_are_stored(tmp_path, name, workers)
     proc.terminate()
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=PATIENCE_S)
     assert proc.returncode == 143, err
     assert "Traceback" not in err, err
     # SIGTERM reaches the coordinator alone: it passes the stop on to its workers, which left
     # their bots' working folders behind (killed after playing their job on for 5 s).
-    assert bot_folders(name) == before
+    assert bot_folders(name) == before, err
     assert err.strip().splitlines()[-1] == (f"terminated: the games finished so far are stored in {db}; "
                                             f"to play the rest, run: {shlex.join(['arena', *command[3:]])}"), err
-    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE_S)
     assert rerun.returncode == 0 and "already stored" in rerun.stdout, rerun.stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 60

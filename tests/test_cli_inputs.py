@@ -22,7 +22,7 @@ from arena.execution import local
 from arena.referee.workroot import WORKROOT_PREFIX
 from arena.storage import open_store
 
-from common import RANDOM, ROOT
+from common import PATIENCE_S, RANDOM, ROOT
 
 
 def arena(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -215,7 +215,7 @@ def test_a_stopped_run_leaves_no_socket_folder(tmp_path: Path, sig: signal.Signa
         proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=dict(os.environ, TMPDIR=str(temp)), start_new_session=True,
                                 preexec_fn=_terminal_sigint)
-        stored, made, deadline = 0, False, time.monotonic() + 90
+        stored, made, deadline = 0, False, time.monotonic() + PATIENCE_S
         while not (stored >= 3 and made) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
             made = made or bool(list(temp.glob(f"{WORKROOT_PREFIX}*")))  # the run's referees make them here
@@ -234,7 +234,7 @@ def test_a_stopped_run_leaves_no_socket_folder(tmp_path: Path, sig: signal.Signa
             os.killpg(proc.pid, sig)
         else:
             proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=PATIENCE_S)
         assert proc.returncode == 128 + sig, err
         assert "Traceback" not in err, err
         assert not list(temp.glob(f"{WORKROOT_PREFIX}*"))

@@ -10,7 +10,6 @@ import signal
 import sqlite3
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from arena.referee import BotSpec, RefereeConfig  # noqa: E402
 from arena.storage import open_store  # noqa: E402
 from arena.tournament import TournamentOutcome, Tournament  # noqa: E402
 from arena.tournament.file import load_tournament  # noqa: E402
+from common import PATIENCE_S, wait_until  # noqa: E402
 from test_tournament import ROOT, random_field, results_of, write  # noqa: E402
 
 
@@ -38,7 +38,8 @@ def run_tournament(tmp_path: Path, text: str, db_name: str, **kwargs) -> Tournam
 
 def stored_games(db: Path) -> int:
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1) as conn:
+        # A reader waits out a writer (up to 5 s) rather than see 0 games in a database that has some.
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
             return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     except sqlite3.OperationalError:  # not created yet, or busy
         return 0
@@ -69,29 +70,38 @@ def test_killed_worker_is_replaced_and_each_game_is_stored_once(shared_deal_key:
             run_tournament(tmp_path, text, "cut.db", workers=2, cluster=cluster.scheduler_address)), daemon=True)
         runner.start()
         pids = client.run(os.getpid)
-        # Kill a worker just after it starts a job (one first seen executing under 0.3 s ago), once
-        # the first jobs are stored: the job then has seconds left, so the kill lands mid-match.
-        first_seen: dict[str, float] = {}
+        # Kill a worker as soon as it is seen executing a job that started after another one
+        # ended, once games are stored: the job has just begun (each takes seconds), so the kill
+        # lands mid-match.  Judged by the order things are seen in, not by a clock: "first seen
+        # under 0.3 s ago" missed every job on a loaded machine, where one poll took longer, or
+        # the job started before its predecessor's games were stored (issue 16).
+        seen: set[str] = set()
+        executing_before: set[str] = set()
+        one_ended = False
+        after_an_end: set[str] = set()  # jobs first seen executing once another job had ended
+
+        def victim() -> str | None:
+            nonlocal executing_before, one_ended
+            executing = client.run(lambda dask_worker: [ts.key for ts in dask_worker.state.executing])
+            now = {key for keys in executing.values() for key in keys}
+            one_ended = one_ended or bool(executing_before - now)
+            if one_ended:
+                after_an_end.update(now - seen)
+            seen.update(now)
+            executing_before = now
+            if not stored_games(db):
+                return None
+            return next((address for address, keys in executing.items() if after_an_end & set(keys)), None)
+
         # At most: a job's rotations start its bots afresh (one process per rotation of a deal),
         # so on a loaded machine the first jobs take a while to end.
-        deadline = time.monotonic() + 180
-        victim = None
-        while victim is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-            executing = client.run(lambda dask_worker: [ts.key for ts in dask_worker.state.executing])
-            now = time.monotonic()
-            for address, keys in executing.items():
-                for key in keys:
-                    first_seen.setdefault(key, now)
-                if stored_games(db) and any(now - first_seen[key] < 0.3 for key in keys):
-                    victim = address
-        assert victim is not None, "no job started after the first games were stored"
+        address = wait_until(victim, "a job to start after the first games were stored", timeout=2 * PATIENCE_S)
         stored_at_kill = stored_games(db)
-        os.kill(pids[victim], signal.SIGKILL)
+        os.kill(pids[address], signal.SIGKILL)
         assert runner.is_alive() and 0 < stored_at_kill < len(expected)
-        runner.join(timeout=60)
+        runner.join(timeout=PATIENCE_S)
         assert not runner.is_alive()
-        assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new one
+        assert pids[address] not in client.run(os.getpid).values()  # the nanny started a new one
         # The victim's job went back to the scheduler and was started again on the other worker.
         starts: dict[str, int] = {}
         for key, start, finish, *_ in cluster.scheduler.transition_log:
@@ -117,12 +127,10 @@ def test_finished_matches_are_stored_while_their_job_plays(shared_deal_key: byte
         runner = threading.Thread(target=lambda: outcome.append(
             run_tournament(tmp_path, text, "stream.db", workers=1, cluster=cluster.scheduler_address)), daemon=True)
         runner.start()
-        deadline = time.monotonic() + 60
-        while not stored_games(db) and runner.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: stored_games(db) or not runner.is_alive(), "a game stored", every=0.01)
         finished_jobs = sum(1 for _, _, finish, *_ in cluster.scheduler.transition_log if finish == "memory")
         stored = stored_games(db)
-        runner.join(timeout=60)
+        runner.join(timeout=PATIENCE_S)
     assert outcome and outcome[0].errors == [] and outcome[0].played == 24
     assert 0 < stored < 12 and finished_jobs == 0, (stored, finished_jobs)
     assert results_of(db) == results_of_local(tmp_path, text)

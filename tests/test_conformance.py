@@ -13,7 +13,7 @@ import random
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import REGISTRY, GameConfig, IllegalAction, SeededChance
@@ -66,8 +66,7 @@ def play_checked(game_name: str, players: int, variants: tuple[str, ...], seed: 
 def test_random_games_conform(game_name: str, players: int, variants: tuple[str, ...]) -> None:
     game = REGISTRY[game_name]
 
-    @settings(max_examples=EXAMPLES.get(game_name, DEFAULT_EXAMPLES), deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=EXAMPLES.get(game_name, DEFAULT_EXAMPLES), derandomize=True)
     @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
     def check(seed: int) -> None:
         state = play_checked(game_name, players, variants, seed)

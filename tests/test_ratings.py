@@ -169,7 +169,7 @@ def test_ratings_imports_no_storage():
     assert not any("storage" in m or "sqlite" in m for m in imported), imported
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.lists(
     st.integers(2, 6).flatmap(lambda n: st.tuples(
         st.permutations(list("abcdefgh")).map(lambda p: tuple(p[:n])),

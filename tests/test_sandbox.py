@@ -39,6 +39,7 @@ from arena.sandbox import (
     SandboxWarning,
     start_bot,
 )
+from common import PATIENCE_S
 from sandboxing import (
     BOTH_MODES,
     BOTS,
@@ -207,12 +208,12 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed() -> None
     stale, leased = cgroups.make(stale_uid, 64 * 1024 * 1024, 4), cgroups.make(leased_uid, 64 * 1024 * 1024, 4)
     orphan, kept = sleeper_in(stale), sleeper_in(leased)
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE_S
         while not ({orphan.pid} <= stale.pids() and {kept.pid} <= leased.pids()):
             assert time.monotonic() < deadline, "the sleepers did not join their groups"
             time.sleep(0.01)
         sandbox.reap_stale_groups()  # (tests run in parallel start sessions, and sweep, too)
-        assert orphan.wait(timeout=5) == -signal.SIGKILL
+        assert orphan.wait(timeout=PATIENCE_S) == -signal.SIGKILL
         assert not any(path.exists() for path in stale.paths)
         assert kept.poll() is None and all(path.exists() for path in leased.paths)
     finally:
@@ -487,13 +488,13 @@ def zmq_round_trip(mode: str, endpoint_dir: Path) -> float:
             name="echo",
         )
         try:
-            assert sock.poll(10_000), bot.stderr_text()
+            assert sock.poll(PATIENCE_S * 1000), bot.stderr_text()
             elapsed = time.perf_counter() - t0
             assert sock.recv() == b"hello"
             sock.send(b"ping")
-            assert sock.poll(5_000), bot.stderr_text()
+            assert sock.poll(PATIENCE_S * 1000), bot.stderr_text()
             assert sock.recv() == b"ping"
-            assert bot.wait(5) == 0
+            assert bot.wait(PATIENCE_S) == 0
         finally:
             stop_and_check(bot)
     finally:
@@ -532,9 +533,10 @@ def test_startup_time(mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyP
 def test_stop_is_graceful_first(mode: str, endpoint_dir: Path) -> None:
     bot = start(endpoint_dir, mode, "sandbox_sleeper.py")
     wait_for(bot, "ready")
-    t0 = time.monotonic()
-    status = stop_and_check(bot, grace=5.0)
-    assert time.monotonic() - t0 < 4.5  # it left on SIGTERM: no kill after the 5 s grace
+    # A grace no loaded machine runs out of, so that status 0 says it left on SIGTERM by itself
+    # (a kill after the grace ends it with SIGKILL's status).  This used to be judged by the
+    # clock, under 4.5 s of a 5 s grace: a timing band a loaded machine could miss (issue 16).
+    status = stop_and_check(bot, grace=PATIENCE_S)
     assert "got SIGTERM" in bot.stderr_text()
     assert status == 0
     assert bot.stop() == 0  # idempotent
@@ -564,14 +566,14 @@ def test_bots_die_with_the_referee(mode: str, endpoint_dir: Path) -> None:
     try:
         assert referee.stdout is not None
         uid = int(referee.stdout.readline())
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE_S
         while not procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert procs._live_pids_of_uid(uid)
     finally:
         referee.kill()
         referee.wait()
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + PATIENCE_S
     while procs._live_pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert procs._live_pids_of_uid(uid) == []
@@ -618,6 +620,34 @@ def test_stale_workdirs_are_those_whose_maker_died(tmp_path: Path, monkeypatch: 
     assert not stale.exists() and not theirs.exists()
     assert all(p.exists() for p in (live, mine, planted, *other))
     assert leased.exists() == (os.geteuid() == 0)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bot uids are leased only as root")
+def test_a_zombie_of_a_bot_uid_does_not_keep_its_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot killed with its worker is a zombie until its parent reaps it, and a container's init
+    may never: its uid's working folders stayed behind after a run stopped by SIGTERM (a zombie
+    writes nothing, so it is no reason to keep them)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    uid = sandbox_uids.UID_RANGE.stop - 7
+    folder = tmp_path / f"arena-p5-w{int(gone.stdout)}-d0d0d0d0"
+    folder.mkdir()
+    os.chown(folder, uid, uid)
+    child = os.fork()
+    if child == 0:  # a process of the bot's uid that exits at once and is not reaped: a zombie
+        os.setgid(uid)
+        os.setuid(uid)
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + PATIENCE_S
+        while not any(p.pid == child and p.zombie for p in procs._all_procs()):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert folder in sandbox.remove_stale_workdirs()
+        assert not folder.exists()
+    finally:
+        os.waitpid(child, 0)
 
 
 # --- modes and uids ---------------------------------------------------------------------------
@@ -709,12 +739,12 @@ def test_bots_of_a_dead_referee_are_stopped_and_leased_ones_are_not() -> None:
         ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "60"], start_new_session=True)
     orphan, leased = run_as(orphan_uid), run_as(lease.uid)
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE_S
         while not {orphan_uid, lease.uid} <= {u for p in procs._all_procs() for u in p.uids}:
             assert time.monotonic() < deadline
             time.sleep(0.01)
         reaped = sandbox.reap_orphans()  # (sessions of tests running in parallel sweep too)
-        assert orphan.wait(timeout=5) is not None
+        assert orphan.wait(timeout=PATIENCE_S) is not None
         assert lease.uid not in reaped
         assert leased.poll() is None  # a live referee's bot is left alone
     finally:

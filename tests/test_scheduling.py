@@ -261,7 +261,7 @@ fields = st.integers(2, 20).flatmap(lambda n: st.tuples(st.just(n), st.integers(
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(field=fields, rounds=st.integers(1, 6), seed=st.text(min_size=1, max_size=6))
 def test_swiss_every_bot_plays_once_or_has_a_bye(field: tuple[int, int], rounds: int, seed: str) -> None:
     n, k = field
@@ -282,7 +282,7 @@ def test_swiss_every_bot_plays_once_or_has_a_bye(field: tuple[int, int], rounds:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(field=fields, rounds=st.integers(1, 12), seed=st.text(min_size=1, max_size=6))
 def test_swiss_byes_are_spread_and_go_to_the_lowest_standing(
     field: tuple[int, int], rounds: int, seed: str
@@ -303,7 +303,7 @@ def test_swiss_byes_are_spread_and_go_to_the_lowest_standing(
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     field=st.integers(4, 10).flatmap(lambda n: st.tuples(st.just(n), st.integers(2, min(5, n // 2)))),
     rounds=st.integers(2, 8),
@@ -359,7 +359,7 @@ def test_swiss_keeps_score_groups_together_when_nothing_repeats() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(field=fields, seed=st.text(min_size=1, max_size=6))
 def test_swiss_spreads_the_first_seat(field: tuple[int, int], seed: str) -> None:
     n, k = field
@@ -387,7 +387,7 @@ def test_swiss_gives_the_first_seat_to_who_had_it_least() -> None:
     assert fourth.pairings[0].seats == ("a", "c", "b")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(field=fields, rounds=st.integers(1, 4), seed=st.text(min_size=1, max_size=6))
 def test_swiss_is_deterministic(field: tuple[int, int], rounds: int, seed: str) -> None:
     n, k = field
@@ -412,7 +412,7 @@ def test_swiss_rotations_share_the_deal() -> None:
     assert len({p.id for p in result.pairings}) == 9
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(n=st.integers(3, 20), k=st.integers(3, 6), min_seats=st.integers(2, 6), seed=st.text(max_size=4))
 def test_swiss_min_seats_seats_as_many_bots_as_it_can(n: int, k: int, min_seats: int, seed: str) -> None:
     """Tables of min_seats..k seats, largest first; a bye only where no such tables seat one more

@@ -32,7 +32,7 @@ from arena.referee.standing import disqualified_seats
 from arena.storage import GameRow, SeatResult, Store, backends, open_store, seat_results, store_exists
 from arena.storage.sqlite import SqliteStore
 
-from common import ROOT, InterfaceOnly, as_released
+from common import PATIENCE_S, ROOT, InterfaceOnly, as_released
 TABLES = {"bots", "bot_versions", "tournaments", "games", "results", "faults", "logs", "ratings", "secrets"}
 CMD = ["python", "{file}"]
 
@@ -429,7 +429,7 @@ def test_record_round_trip_and_compression(store):
     assert stored < len(orjson.dumps(record)) / 5
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.recursive(
     st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
@@ -707,7 +707,7 @@ READER = CHILD_PRELUDE + """
 store = open_store(sys.argv[1])
 target = int(sys.argv[2])
 print("ready", flush=True)
-seen, deadline = [], time.monotonic() + 60
+seen, deadline = [], time.monotonic() + 180  # common.PATIENCE_S
 while time.monotonic() < deadline:
     # One statement is one snapshot: a reader never sees half a game.
     games, results, logs = store.db.execute(
@@ -750,7 +750,7 @@ def test_a_second_process_reads_while_one_writes(tmp_path):
             add(store, f"g{i}", bots, [1, 2, 3], tournament="t", logs={0: "x", 1: "y", 2: "z"})
             if i % 20 == 0:
                 time.sleep(0.02)  # let the reader see the database grow
-        out, err = reader.communicate(timeout=60)
+        out, err = reader.communicate(timeout=PATIENCE_S)
     finally:
         reader.kill()
     assert reader.returncode == 0, err

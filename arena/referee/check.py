@@ -12,8 +12,8 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena.games import GameConfig, get_game
-from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
+from arena.games import Game, GameConfig, get_game
+from arena.referee import BotSpec, MatchPlan, MatchReport, Referee, RefereeConfig
 from arena.referee.hints import program_problems, stderr_problems
 from arena.referee.logs import shown_line
 
@@ -93,13 +93,31 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     game = get_game(game_name)
     config = config or RefereeConfig()
     seats = players or game.min_players
-    bots = [BotSpec(spec.name, spec.command, spec.expose) for _ in range(seats)]
-    plans = [MatchPlan(f"{seed}:{m}", f"check{m}") for m in range(matches)]
     configs = [GameConfig(players=seats, points=1)]
     if game.variants:  # the same matches again with every variant on: a bot must handle them too
         configs.append(GameConfig(players=seats, points=1, variants=tuple(game.variants)))
-    reports = []
-    problems: list[str] = program_problems(spec)
+    plans = [MatchPlan(f"{seed}:{m}", f"check{m}") for m in range(matches)]
+    problems = program_problems(spec)  # before it plays: what is wrong with the program as given
+    played = _self_play(spec, game, seats, configs, plans, config)
+    return _judged(spec, game, played, config, problems, seed=seed, matches=matches,
+                   variant_matches=matches if len(configs) > 1 else 0)
+
+
+@dataclass(slots=True)
+class _SelfPlay:
+    """What the check's self-play left to judge."""
+
+    reports: list[MatchReport]
+    never_started: bool  # no copy of the bot said hello in the first match: the check stopped there
+    lingered: bool  # a copy did not exit on `shutdown`, and was killed
+
+
+def _self_play(spec: BotSpec, game: Game, seats: int, configs: list[GameConfig], plans: list[MatchPlan],
+               config: RefereeConfig) -> _SelfPlay:
+    """The self-play matches, under each game config in turn, with copies of ``spec`` in every seat."""
+    bots = [BotSpec(spec.name, spec.command, spec.expose) for _ in range(seats)]
+    reports: list[MatchReport] = []
+    never_started = False
     with Referee(config) as referee, referee.session() as session:
         for number, game_config in enumerate(configs):
             todo = [MatchPlan(p.seed, f"{p.match_id}-{number}" if number else p.match_id) for p in plans]
@@ -108,18 +126,27 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
                 # every game of every match (each start waits startup_ms).
                 reports += session.play_matches(game, game_config, bots, todo[:1])
                 if all(name is None for name in reports[0].hello_names):  # no seat's copy ever started
-                    problems.append("the bot never sent a valid hello, so the check stopped after the first match")
+                    never_started = True
                     break
                 todo = todo[1:]
             if todo:
                 reports += session.play_matches(game, game_config, bots, todo)
-    if session.lingered:
+    return _SelfPlay(reports, never_started, bool(session.lingered))
+
+
+def _judged(spec: BotSpec, game: Game, played: _SelfPlay, config: RefereeConfig, problems: list[str], *,
+            seed: str, matches: int, variant_matches: int) -> CheckReport:
+    """The report on what self-play showed: its faults, its timing, and every problem found, after
+    ``problems`` (those of the program itself)."""
+    if played.never_started:
+        problems.append("the bot never sent a valid hello, so the check stopped after the first match")
+    if played.lingered:
         problems.append("the bot did not exit within 0.5 s of `shutdown` and was killed: every stop of it "
                         "(each match's end, each restart) waits that long; exit when `shutdown` arrives")
-    report = reports[0]
-    played = [g for r in reports for g in r.games]
-    times = [d["ms"] for g in played for d in g.record["decisions"] if "ms" in d]
-    faults = [{**f.to_json(), "game_id": g.game_id} for g in played for f in g.faults]
+    report = played.reports[0]
+    games = [g for r in played.reports for g in r.games]
+    times = [d["ms"] for g in games for d in g.record["decisions"] if "ms" in d]
+    faults = [{**f.to_json(), "game_id": g.game_id} for g in games for f in g.faults]
     limit = config.limits.decision_ms
     # A bot this close to its limit times out on a busier machine: the check fails it.
     too_slow = bool(times) and max(times) > limit * 0.8
@@ -131,11 +158,11 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
     if not times and not faults:
         problems.append("the bot was never asked a decision (every decision had a single legal action)")
     if faults:  # where the first fault happened: its traceback, not the other seats' chatter
-        first = next(g for g in played if g.faults)
+        first = next(g for g in games if g.faults)
         logs = first.logs.get(first.faults[0].seat, "")
     else:
-        logs = "".join(text for g in played for _, text in sorted(g.logs.items()))
-    problems += stderr_problems("".join(text for g in played for text in g.logs.values()), spec)
+        logs = "".join(text for g in games for _, text in sorted(g.logs.items()))
+    problems += stderr_problems("".join(text for g in games for text in g.logs.values()), spec)
     return CheckReport(
         bot=spec.name,
         game=game.name,
@@ -146,9 +173,9 @@ def check_bot(spec: BotSpec, game_name: str, *, players: int | None = None, seed
         batch=bool(report.batch and report.batch[0]),
         seed=seed,
         matches=matches,
-        variant_matches=matches if len(configs) > 1 else 0,
-        matches_played=len(reports),
-        games=len(played),
+        variant_matches=variant_matches,
+        matches_played=len(played.reports),
+        games=len(games),
         decisions=len(times),
         median_ms=statistics.median(times) if times else None,
         max_ms=max(times) if times else None,

@@ -139,7 +139,9 @@ def remove_stale_workdirs() -> list[Path]:
             if lease is None:
                 continue  # a live referee's bot: its folders are its referee's to remove
             try:
-                if any(uid in p.uids for p in _all_procs()):
+                # A zombie writes nothing: one left for a parent that does not reap (as a
+                # container's init may not) kept its uid's folders for good.
+                if any(uid in p.uids for p in _all_procs() if not p.zombie):
                     continue  # a stale bot still runs: reap_orphans stops it, a later sweep takes these
                 for path in paths:
                     _remove_tree(path)

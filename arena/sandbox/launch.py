@@ -398,7 +398,58 @@ def plan_launch(
     taken: _Taken,
 ) -> LaunchPlan:
     """The plan that starts argv as :func:`start_bot` describes; what it takes for the bot (a
-    uid, a folder, cgroups, descriptors) goes into ``taken``, to be given back if it fails."""
+    uid, a folder, cgroups, descriptors) goes into ``taken``, to be given back if it fails.
+
+    Named steps, in the order they must run: check the request, take a uid, make the bot's
+    folders, then build each layer of the command line from the outside in."""
+    bot = _checked_request(argv, expose, endpoint_dir, mode, env)
+    taken.lease = _lease_uid() if bot.root else None
+    uid = taken.lease.uid if taken.lease else None
+    workdir = _make_workdir(name, uid if bot.host_folder_is_bots else None, taken)
+    _open_endpoint_dir(bot.endpoint_dir, uid)
+    bot_env = _bot_env(workdir, bot.python_path, env)
+    if bot.root:  # cgroups are made only as root
+        taken.group = _bot_group(uid, limits)
+    join = taken.group.join_command() if taken.group is not None else []
+    read_end, taken.lifeline = lifeline.open_lifeline()
+    taken.fds.append(read_end)
+    guard = lifeline.guard_command(uid=uid, in_pid_namespace=bot.use_bwrap)
+    inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not bot.use_bwrap)
+    program = (str(bot.executable), *argv[1:])
+    if not bot.use_bwrap:
+        mounts = _private_mounts_command(bot, workdir, uid, limits) if bot.private_mounts else []
+        return LaunchPlan(join=tuple(join), mounts=tuple(mounts), sandbox=(), guard=tuple(guard),
+                          limits=tuple(inner), program=program, cwd=str(workdir), env=bot_env,
+                          stdin=read_end, pass_fds=(), sandboxed=False)
+    mounts, sandbox, pass_fds = _bwrap_layers(bot, workdir, uid, limits, bot_env, taken)
+    return LaunchPlan(join=tuple(join), mounts=tuple(mounts), sandbox=tuple(sandbox), guard=tuple(guard),
+                      limits=tuple(inner), program=program, cwd="/", env=bot_env, stdin=read_end,
+                      pass_fds=pass_fds, sandboxed=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """A bot's launch request, checked: what the later steps of :func:`plan_launch` decide by."""
+
+    executable: Path
+    expose: list[Path]  # absolute
+    endpoint_dir: Path  # absolute, and made
+    use_bwrap: bool
+    root: bool  # a root referee: the bot gets a uid of its own
+    private_mounts: bool  # without bwrap, as root: a mount namespace of the bot's own (arena.sandbox.mountns)
+    python_path: str | None  # the PYTHONPATH the bot gets, if it is run by our interpreter
+
+    @property
+    def host_folder_is_bots(self) -> bool:
+        """Where the bot's working folder is a tmpfs of its own (bwrap, or the private mounts),
+        the one on the host's disk is only where it is mounted, and stays the referee's: swept
+        by the pid in its name if the referee is killed.  Else it is the bot's own."""
+        return not self.use_bwrap and not self.private_mounts
+
+
+def _checked_request(argv: list[str], expose: list[Path], endpoint_dir: Path, mode: Mode,
+                     env: dict[str, str] | None) -> _Request:
+    """Refuse (:class:`SandboxError`) a request that cannot be started as asked, before anything is taken."""
     if not argv:
         raise SandboxError("empty bot command")
     use_bwrap = _choose_bwrap(mode)
@@ -420,34 +471,47 @@ def plan_launch(
     # namespace where its files are reachable (arena.sandbox.mountns), else only where they are.
     private_mounts = root and not use_bwrap and _mounts_work("namespace")
     if root and not use_bwrap and not private_mounts:
-        needed = [executable, *expose, *(Path(p) for p in (python_path or "").split(os.pathsep) if p)]
-        blocked = [p for p in needed if not _other_can_reach(p)]
-        if not _other_can_reach(endpoint_dir, read=False):  # the bot must reach its socket there
-            blocked.append(endpoint_dir)
-        if blocked:
-            raise SandboxError(
-                f"{blocked[0]} cannot be reached by an unprivileged uid (a folder on its way, such as /root, "
-                "is closed to other users) and bots never run as root: install bubblewrap (apt-get install "
-                "bubblewrap), or put the interpreter and the bots in folders other users can enter")
-    taken.lease = _lease_uid() if root else None
-    uid = taken.lease.uid if taken.lease else None
+        _refuse_unreachable([executable, *expose, *(Path(p) for p in (python_path or "").split(os.pathsep) if p)],
+                            endpoint_dir)
+    return _Request(executable=executable, expose=expose, endpoint_dir=endpoint_dir, use_bwrap=use_bwrap,
+                    root=root, private_mounts=private_mounts, python_path=python_path)
 
-    workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
-    taken.workdir = workdir
+
+def _refuse_unreachable(needed: list[Path], endpoint_dir: Path) -> None:
+    """A bot with neither bwrap nor private mounts sees the host's files as its uid may: refuse
+    one it would need but cannot reach."""
+    blocked = [p for p in needed if not _other_can_reach(p)]
+    if not _other_can_reach(endpoint_dir, read=False):  # the bot must reach its socket there
+        blocked.append(endpoint_dir)
+    if blocked:
+        raise SandboxError(
+            f"{blocked[0]} cannot be reached by an unprivileged uid (a folder on its way, such as /root, "
+            "is closed to other users) and bots never run as root: install bubblewrap (apt-get install "
+            "bubblewrap), or put the interpreter and the bots in folders other users can enter")
+
+
+def _make_workdir(name: str, owner: int | None, taken: _Taken) -> Path:
+    """The bot's working folder on the host, registered to be swept with this process; given to
+    ``owner`` (the bot's uid, where the folder is the bot's own: see ``host_folder_is_bots``)."""
+    # Into ``taken`` at once, so that it is removed if anything after this fails (a Ctrl-C too).
+    workdir = taken.workdir = Path(tempfile.mkdtemp(prefix=f"arena-{_safe_name(name)}-w{os.getpid()}-"))
     _workdirs[workdir] = os.getpid()
-    # Where the bot's working folder is a tmpfs of its own (bwrap, or the private mounts), this
-    # one on the host's disk is only where it is mounted, and stays the referee's: swept by the
-    # pid in its name if the referee is killed.  Else it is the bot's own.
-    host_folder_is_bots = not use_bwrap and not private_mounts
-    _own(workdir, uid if host_folder_is_bots else None)
-    # The folder stays the referee's, searchable but not writable by the bot: a bot that
-    # could write there (a real folder on the host's disk, outside its tmpfs) could fill
-    # the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out.
+    _own(workdir, owner)
+    return workdir
+
+
+def _open_endpoint_dir(endpoint_dir: Path, uid: int | None) -> None:
+    """The folder stays the referee's, searchable but not writable by the bot: a bot that
+    could write there (a real folder on the host's disk, outside its tmpfs) could fill
+    the disk.  Its socket is the bot's own (mode 0600), which keeps other bots out."""
     os.chmod(endpoint_dir, 0o711)
     for entry in endpoint_dir.iterdir():
         if entry.is_socket():
             _own(entry, uid, mode=0o600)
 
+
+def _bot_env(workdir: Path, python_path: str | None, env: dict[str, str] | None) -> dict[str, str]:
+    """The bot's whole environment: a few safe defaults, then what its spec sets."""
     bot_env = {
         "PATH": SAFE_PATH,
         "HOME": str(workdir),
@@ -457,48 +521,34 @@ def plan_launch(
     }
     if python_path:
         bot_env["PYTHONPATH"] = python_path
-    bot_env |= env or {}
+    return bot_env | (env or {})
 
-    join: list[str] = []
-    if root:  # cgroups are made only as root
-        taken.group = _bot_group(uid, limits)
-        if taken.group is not None:
-            join = taken.group.join_command()
 
-    read_end, taken.lifeline = lifeline.open_lifeline()
-    taken.fds.append(read_end)
-    guard = lifeline.guard_command(uid=uid, in_pid_namespace=use_bwrap)
-    inner = _rlimit_command(limits) + _batch_command() + _setpriv_command(uid, pdeathsig=not use_bwrap)
-    program = (str(executable), *argv[1:])
-    if not use_bwrap:
-        mounts: list[str] = []
-        if private_mounts:
-            assert uid is not None
-            needed = [str(executable), _interpreter_tree(executable), *map(str, expose), endpoint_dir.as_posix()]
-            needed += [p for p in (python_path or "").split(os.pathsep) if p and os.path.exists(p)]
-            ops = mountns.plan(needed, home=str(workdir), tmp_options=_tmpfs_options(limits, 0o1777),
-                               home_options=_tmpfs_options(limits, 0o700, uid), blocked=_first_blocked)
-            mounts = [os.path.realpath(sys.executable), "-I", "-S", mountns.__file__, json.dumps(ops), "--"]
-        return LaunchPlan(join=tuple(join), mounts=tuple(mounts), sandbox=(), guard=tuple(guard),
-                          limits=tuple(inner), program=program, cwd=str(workdir), env=bot_env,
-                          stdin=read_end, pass_fds=(), sandboxed=False)
+def _private_mounts_command(bot: _Request, workdir: Path, uid: int | None, limits: Resources) -> list[str]:
+    """The prefix that gives a bot without bwrap a mount namespace of its own (as root): only
+    what it needs of the host, and tmpfs for its /tmp and working folder."""
+    assert uid is not None
+    python_path = bot.python_path or ""
+    needed = [str(bot.executable), _interpreter_tree(bot.executable), *map(str, bot.expose),
+              bot.endpoint_dir.as_posix()]
+    needed += [p for p in python_path.split(os.pathsep) if p and os.path.exists(p)]
+    ops = mountns.plan(needed, home=str(workdir), tmp_options=_tmpfs_options(limits, 0o1777),
+                       home_options=_tmpfs_options(limits, 0o700, uid), blocked=_first_blocked)
+    return [os.path.realpath(sys.executable), "-I", "-S", mountns.__file__, json.dumps(ops), "--"]
+
+
+def _bwrap_layers(bot: _Request, workdir: Path, uid: int | None, limits: Resources, bot_env: dict[str, str],
+                  taken: _Taken) -> tuple[list[str], list[str], tuple[int, ...]]:
+    """Under bwrap: the mounts prefix (the bot's tmpfs, as root), bwrap's own command line, and
+    the descriptors it must be passed (its seccomp filter, which goes into ``taken``)."""
     filter_fd = _seccomp_fd()
     if filter_fd is not None:
         taken.fds.append(filter_fd)
-    ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *expose]
-    ro += [Path(os.path.realpath(executable))]
-    # As root, the bot's /tmp and working folder are made with a bound on their files (bwrap can
-    # bound only their size) in a mount namespace of their own, and bwrap binds them in.
-    tmpfs: list[tuple[str, Path]] = []
-    if root and _mounts_work("tmpfs"):
-        tmpfs = [(_tmpfs_options(limits, 0o1777), workdir / "tmp"), (_tmpfs_options(limits, 0o700, uid), workdir / "home")]
-        for _options, folder in tmpfs:
-            folder.mkdir(mode=0o700)
-    elif _first_time("no-inode-bound"):
-        log.warning("bots' tmpfs have no bound on their number of files (only a root referee can set one): "
-                    "a bot may hold kernel memory with empty files up to its memory limit")
-    prefix = _bwrap_command(
-        ro=[p for p in ro if p.exists()] + [endpoint_dir],
+    tmpfs = _bot_tmpfs(workdir, uid, limits, root=bot.root)
+    ro = [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs(), *bot.expose]
+    ro += [Path(os.path.realpath(bot.executable))]
+    sandbox = _bwrap_command(
+        ro=[p for p in ro if p.exists()] + [bot.endpoint_dir],
         workdir=workdir,
         env=bot_env,
         limits=limits,
@@ -506,9 +556,22 @@ def plan_launch(
         tmp_source=tmpfs[0][1] if tmpfs else None,
         home_source=tmpfs[1][1] if tmpfs else None,
     )
-    return LaunchPlan(join=tuple(join), mounts=tuple(_tmpfs_command(tmpfs)), sandbox=tuple(prefix),
-                      guard=tuple(guard), limits=tuple(inner), program=program, cwd="/", env=bot_env,
-                      stdin=read_end, pass_fds=() if filter_fd is None else (filter_fd,), sandboxed=True)
+    return _tmpfs_command(tmpfs), sandbox, () if filter_fd is None else (filter_fd,)
+
+
+def _bot_tmpfs(workdir: Path, uid: int | None, limits: Resources, *, root: bool) -> list[tuple[str, Path]]:
+    """As root, the bot's /tmp and working folder under bwrap, as (options, folder): made with a
+    bound on their files (bwrap can bound only their size) in a mount namespace of their own,
+    and bwrap binds them in.  Else none, and bwrap makes them."""
+    if root and _mounts_work("tmpfs"):
+        tmpfs = [(_tmpfs_options(limits, 0o1777), workdir / "tmp"), (_tmpfs_options(limits, 0o700, uid), workdir / "home")]
+        for _options, folder in tmpfs:
+            folder.mkdir(mode=0o700)
+        return tmpfs
+    if _first_time("no-inode-bound"):
+        log.warning("bots' tmpfs have no bound on their number of files (only a root referee can set one): "
+                    "a bot may hold kernel memory with empty files up to its memory limit")
+    return []
 
 
 # $1: mount(8).  Mounts each tmpfs given (options, then folder) in the mount namespace that
