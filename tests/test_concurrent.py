@@ -19,7 +19,7 @@ from arena.games import GameConfig, get_game
 from arena.games.record import replay
 from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig, bot_spec
 from protocol.messages import Limits
-from common import MODE, PY, RANDOM, ZOO, bot_processes, tagged
+from common import MODE, PY, RANDOM, ZOO, bot_processes, tagged, wait_until
 
 FAST = Limits(decision_ms=1000, game_ms=20_000, startup_ms=8_000, wall_factor=2)
 
@@ -82,10 +82,12 @@ def test_a_bot_that_offers_nothing_is_played_one_game_at_a_time(monkeypatch: pyt
 
 @pytest.mark.perf  # timing bands of a bot's answers
 def test_queued_requests_are_not_charged_for_the_wait() -> None:
-    """A bot that takes 60 ms per answer, with requests of 8 games queued behind each other,
-    never times out against a 250 ms limit: each request's clock starts when the bot could
-    start on it (its previous answer), not when it was sent."""
-    reports, _ = play_lineup(concurrent_zoo("slow:60", "none"), matches=8,
+    """A bot that uses 60 ms of CPU per answer, with requests of 8 games queued behind each
+    other, never times out against a 250 ms limit: each request's clock starts when the bot could
+    start on it (its previous answer), not when it was sent, so none is charged the CPU the bot
+    spent on the requests before it (8 x 60 ms).  The bot spins rather than sleeps: the referee
+    charges CPU time, so a sleeping bot would be charged nothing whatever the clock's start."""
+    reports, _ = play_lineup(concurrent_zoo("spin:60", "none"), matches=8,
                              limits=Limits(decision_ms=250, game_ms=60_000, startup_ms=8_000))
     assert all(g.faults == [] for r in reports for g in r.games)
     times = [d["ms"] for r in reports for g in r.games for d in g.record["decisions"] if d["seat"] == 0 and "ms" in d]
@@ -193,10 +195,10 @@ def test_batched_frames_play_exactly_as_separate_ones(frame_sizes: list[int]) ->
 @pytest.mark.perf  # timing bands of a bot's answers
 def test_a_frames_time_is_shared_by_its_answers(frame_sizes: list[int]) -> None:
     """Rule (protocol README, batch): the answers of one frame share its time equally, and the
-    frame must come within the oldest request's deadline.  The bot takes 15 ms per request and
-    answers a whole batch (up to 8) at once: every decision is charged at least its own 15 ms
+    frame must come within the oldest request's deadline.  The bot uses 15 ms of CPU per request
+    (spinning: the referee charges CPU time) and answers a whole batch (up to 8) at once: every decision is charged at least its own 15 ms
     (none is charged nothing, as if another had taken all the time) and none the batch's total."""
-    reports, _ = play_lineup(batch_zoo("slow:15", "none"), matches=8,
+    reports, _ = play_lineup(batch_zoo("spin:15", "none"), matches=8,
                              limits=Limits(decision_ms=150, game_ms=60_000, startup_ms=8_000))
     assert sum(size > 2 for size in frame_sizes) > 10, "too few frames carried several answers"
     assert all(g.faults == [] for r in reports for g in r.games)
@@ -293,3 +295,28 @@ def test_time_the_referee_spends_on_one_bot_is_never_charged_to_another(monkeypa
     reports, _ = play_lineup(concurrent_zoo("slow:100", "none"), matches=2, players=2)
     assert stalled
     assert all(g.faults == [] for r in reports for g in r.games), faults_by_game(reports)
+
+
+def test_frames_read_together_share_the_cpu_time_they_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot owing two requests uses 120 ms of CPU on each (its limit: 200 ms) and answers each
+    in its own frame, while the referee is late to read (a loaded machine; here it waits until
+    the bot has used the CPU of both).  The referee cannot tell how the bot's CPU time since the
+    requests divides between the two frames, so they share it: neither is a timeout.  Before,
+    the first frame was charged both answers' 240 ms and forfeited its game."""
+    drain = table_module.Table.drain
+    stalled = []
+
+    def late_drain(self, seat, arrived):
+        if seat.index == 0 and len(seat.pending) == 2 and not stalled:
+            stalled.append(True)
+            wait_until(lambda: seat.cpu_now() - seat.cpu_start >= 240_000_000, "the bot to answer both requests")
+            time.sleep(0.2)  # its second frame is sent as its CPU time reaches 240 ms
+        return drain(self, seat, arrived)
+
+    monkeypatch.setattr(table_module.Table, "drain", late_drain)
+    reports, _ = play_lineup(concurrent_zoo("spin:120", "none"), matches=2, players=2,
+                             limits=Limits(decision_ms=200, game_ms=60_000, startup_ms=8_000, wall_factor=50))
+    assert stalled, "the two games never asked the bot at the same time"
+    assert all(g.faults == [] for r in reports for g in r.games), faults_by_game(reports)
+    times = [d["ms"] for r in reports for g in r.games for d in g.record["decisions"] if d["seat"] == 0 and "ms" in d]
+    assert max(times) < 200

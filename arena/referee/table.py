@@ -26,7 +26,7 @@ from arena.referee.standing import FAULT, standing, step
 from protocol import messages
 from protocol.faults import FaultKind, ProtocolFault
 from protocol.messages import Limits
-from arena.referee.link import LinkFault
+from arena.referee.link import BotLink, LinkFault
 
 if TYPE_CHECKING:  # a session holds tables
     from arena.referee.session import Session
@@ -371,43 +371,58 @@ class Table:
         A frame's CPU time (and wall-clock time, for the game's budget) runs from when the clock
         of the requests it answers started (see :meth:`Seat.start_clock`) and is shared equally by
         its answers; an answer over its wall-clock limit, or whose frame used more CPU time than
-        its allowance, is a ``timeout``.  A frame the link refuses (multi-part, oversized, not
-        ZMTP) is charged to the oldest request, and stops the bot: nothing after it can be read."""
+        its allowance, is a ``timeout``.  Frames found waiting together share the time since the
+        clock started equally, as one frame's answers do: the referee cannot tell how the bot's
+        CPU time divides between frames it read late (a loaded machine), and charging it all to
+        the first would time out a bot that answered each request in time.  A frame the link
+        refuses (multi-part, oversized, not ZMTP) is charged to the oldest request, and stops the
+        bot: nothing after it can be read."""
         link = seat.link
-        limits = self.config.limits
         while seat.pending and seat.link is link and link is not None:
-            try:
-                frame = link.recv()
-            except LinkFault as fault:
-                self.fault(seat, next(iter(seat.pending.values())), fault)
+            frames, refused = _waiting_frames(link, len(seat.pending))
+            if frames:
+                reading = seat.cpu_now()
+                used_ns = (reading - seat.cpu_start) / len(frames)
+                wall_ms = max(0.0, arrived - seat.clock_start) * 1000 / len(frames)
+                seat.start_clock(max(arrived, seat.clock_start), reading)  # for the requests it still owes
+                for frame in frames:
+                    if not self._apply_frame(seat, link, frame, used_ns, wall_ms, arrived):
+                        return  # a fault stopped the bot, and its other games with it
+            if refused is not None:
+                if seat.pending and seat.link is link:
+                    self.fault(seat, next(iter(seat.pending.values())), refused)
                 return
-            if frame is None:
+            if not frames:
                 return
-            reading = seat.cpu_now()
-            answers = seat.answers(frame)
-            used_ns = reading - seat.cpu_start
-            cpu_ms = used_ns / 1e6 / len(answers)
-            wall_ms = max(0.0, arrived - seat.clock_start) * 1000 / len(answers)
-            seat.start_clock(max(arrived, seat.clock_start), reading)  # for the requests it still owes
-            for p, action in answers:
-                if not isinstance(action, ProtocolFault):
-                    if arrived > p.sent + p.wall_ms / 1000:
-                        action = _late_fault(limits, p, arrived)
-                    elif used_ns > p.deadline_ms * 1_000_000:
-                        action = _cpu_fault(limits, p, used_ns)
-                if isinstance(action, ProtocolFault):
-                    self.fault(seat, p, action)
-                    if seat.link is not link:
-                        return  # the fault stopped it, and its other games with it
-                    continue
-                g = p.game
-                g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(cpu_ms + 0.5))
-                g.wall_left_ms[p.seat] = max(0, g.wall_left_ms[p.seat] - int(wall_ms + 0.5))
-                cover = g.state.covering  # asked and timed like any decision, but none of the record's
-                g.state.apply(action)
-                if not cover:
-                    g.extra.append({"ms": round(cpu_ms, 2)})
-                g.asked = None
+
+    def _apply_frame(self, seat: Seat, link: BotLink, frame: bytes, used_ns: float, wall_ms: float,
+                     arrived: float) -> bool:
+        """Apply one frame's answers, charged ``used_ns`` of CPU and ``wall_ms`` between them;
+        False if a fault stopped the bot."""
+        limits = self.config.limits
+        answers = seat.answers(frame)
+        cpu_ms = used_ns / 1e6 / len(answers)
+        wall_ms /= len(answers)
+        for p, action in answers:
+            if not isinstance(action, ProtocolFault):
+                if arrived > p.sent + p.wall_ms / 1000:
+                    action = _late_fault(limits, p, arrived)
+                elif used_ns > p.deadline_ms * 1_000_000:
+                    action = _cpu_fault(limits, p, int(used_ns))
+            if isinstance(action, ProtocolFault):
+                self.fault(seat, p, action)
+                if seat.link is not link:
+                    return False
+                continue
+            g = p.game
+            g.time_left_ms[p.seat] = max(0, g.time_left_ms[p.seat] - int(cpu_ms + 0.5))
+            g.wall_left_ms[p.seat] = max(0, g.wall_left_ms[p.seat] - int(wall_ms + 0.5))
+            cover = g.state.covering  # asked and timed like any decision, but none of the record's
+            g.state.apply(action)
+            if not cover:
+                g.extra.append({"ms": round(cpu_ms, 2)})
+            g.asked = None
+        return True
 
     def _poller(self, waiting: list[Seat]) -> tuple[Any, dict[int, Seat]]:
         """A poll of the bots that owe an answer (for reading: a frame from another one waits to be
@@ -538,6 +553,21 @@ class Table:
             concurrent=[s.concurrent for s in self.seats],
             batch=[s.batch for s in self.seats],
         )
+
+
+def _waiting_frames(link: BotLink, most: int) -> tuple[list[bytes], LinkFault | None]:
+    """Up to ``most`` frames (one per request owed: a bot has no more to send) that have come on
+    ``link``, and the fault of a frame it refused after them, if one was."""
+    frames: list[bytes] = []
+    while len(frames) < most:
+        try:
+            frame = link.recv()
+        except LinkFault as fault:
+            return frames, fault
+        if frame is None:
+            break
+        frames.append(frame)
+    return frames, None
 
 
 def _late_fault(limits: Limits, p: Pending, arrived: float) -> ProtocolFault:

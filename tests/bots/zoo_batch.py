@@ -6,7 +6,8 @@ game whose id ends with GAME, by MODE: ``illegal`` answers that game with an act
 legal, ``dup`` answers it twice in the frame, ``invent`` adds an answer to a request never made,
 ``garbage`` sends a frame that is not JSON instead of the answers, ``extrakey`` answers that game with
 an element carrying a key the schema does not allow, ``noid`` with an element without its id.  ``slow:MS`` sleeps MS
-milliseconds per request before answering each frame.  Written without the SDK, so that it
+milliseconds per request before answering each frame, ``spin:MS`` uses MS milliseconds of its own
+CPU time per request (the referee charges CPU time: a sleeping bot is charged almost nothing).  Written without the SDK, so that it
 misbehaves exactly when told.
 """
 import json
@@ -47,6 +48,10 @@ while True:
         answers.append(answer)
     if mode.startswith("slow:"):
         time.sleep(int(mode[5:]) * len(batch) / 1000)
+    if mode.startswith("spin:"):
+        end = time.process_time() + int(mode[5:]) * len(batch) / 1000
+        while time.process_time() < end:
+            pass
     if misbehave and mode == "invent":
         answers.append({"id": 10**9, "action": {"type": "stop"}})
     if misbehave and mode == "garbage":
