@@ -21,7 +21,6 @@ from urllib.parse import quote
 
 import pytest
 
-from arena import ratings as rating
 from arena import results
 from arena.core.faults import FaultRecord
 from arena.games import REGISTRY, get_game
@@ -31,7 +30,7 @@ from arena.storage.schema import STEPS
 from arena.web import views
 from arena.web.render import script_json
 from arena.web.replay import frames, seat_view
-from webtools import KEG, REACTOR, arena, build_db, free_port, get, served
+from webtools import KEG, REACTOR, arena, free_port, get, served, shared_db
 
 EVIL = "<script>window.__xss=1</script><img src=x onerror=window.__xss=2>"
 EVIL_STDERR = "</script><script>window.__xss=3</script> & <b>bold</b>"
@@ -59,8 +58,7 @@ def add_evil_game(db: Path) -> str:
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("web")
-    path = build_db(folder)
+    path = shared_db(tmp_path_factory, "web")
     add_evil_game(path)
     return path
 

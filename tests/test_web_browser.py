@@ -17,7 +17,7 @@ import pytest
 from arena.storage import open_store
 from arena.web.replay import frames
 from test_web import EVIL, EVIL_STDERR, add_evil_game
-from webtools import CHROMIUM, KEG, REACTOR, arena, browser_missing, build_db, get, served, tournament_file
+from webtools import CHROMIUM, KEG, REACTOR, arena, browser_missing, served, shared_db, tournament_file
 from common import BOT_DIR
 
 missing = browser_missing()
@@ -32,7 +32,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = build_db(tmp_path_factory.mktemp("webui"))
+    path = shared_db(tmp_path_factory, "webui")
     add_evil_game(path)
     return path
 

@@ -6,15 +6,18 @@ Imported by name (like ``common``); the fixtures that use these are in the test 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 from common import BOT_DIR, MODE
@@ -75,6 +78,28 @@ def build_db(folder: Path) -> Path:
         "keg-strong": str(BOT_DIR / "keg_strong.py")}, points=2)
     arena("run", str(reactor), "--db", str(db))
     arena("run", str(keg), "--db", str(db))
+    return db
+
+
+def shared_db(tmp_path_factory: Any, name: str) -> Path:
+    """A copy, in a new folder ``name``, of the database :func:`build_db` makes, made once per
+    test run in a folder all of pytest-xdist's workers see (this run's, never an earlier run's):
+    each web test module built its own in every worker that ran one of its tests, up to eight
+    builds of two tournaments beside each other, which on a busy machine took a minute each."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "web-db"
+    folder = tmp_path_factory.mktemp(name)
+    shared.mkdir(parents=True, exist_ok=True)
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds; the others wait and copy
+        done = shared / "built"
+        if not done.exists():
+            build_db(shared)
+            done.touch()
+        db = folder / "arena.db"
+        with contextlib.closing(sqlite3.connect(shared / "arena.db")) as source, \
+                contextlib.closing(sqlite3.connect(db)) as target:
+            source.backup(target)  # every page of it, WAL included: a file of its own to change
     return db
 
 
