@@ -44,8 +44,10 @@ quickstart: install $(VENV)/.installed-web
 	@echo
 	@echo "See the results in a browser: $(BIN)/arena serve   (then open http://127.0.0.1:8000)"
 
+# worksteal: a worker that runs out of tests takes queued ones from the others, so that a few
+# long tests (a minute each beside other load) do not end the run on one worker while three idle.
 test: install-test js
-	$(BIN)/python -m pytest -q -n $(WORKERS)
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
 
 perf: install-test
 	$(BIN)/python -m pytest -q -m perf

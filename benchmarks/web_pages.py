@@ -21,10 +21,8 @@ import argparse
 import contextlib
 import itertools
 import random
-import socket
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
 import urllib.request
@@ -36,6 +34,7 @@ from arena.core.faults import FaultRecord
 from arena.games.selfplay import SelfPlaySpec, iter_records
 from arena.storage import GameRow, open_store, seat_results
 from arena.web import views
+from arena.web.serving import served
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = {"reactor": ("random", "heuristic"), "powder-keg": ("random", "heuristic")}
@@ -103,28 +102,8 @@ def store_boards(db: Path) -> None:
             print(f"  {t.id}: its pages' views stored in {time.perf_counter() - start:.1f} s", file=sys.stderr)
 
 
-@contextlib.contextmanager
-def served(db: Path):
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
-                              stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(base + "/api/tournaments/bench-reactor/progress", timeout=5)
-                break
-            time.sleep(0.1)
-        yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # busy rating a scope: uvicorn waits for the request to end
-            server.kill()
-            server.wait()
+# The page the benchmark waits for at the server's start: it answers without rating anything.
+READY = "/api/tournaments/bench-reactor/progress"
 
 
 def fetch(url: str) -> tuple[float, int]:
@@ -168,7 +147,7 @@ def main() -> None:
         "/games", f"/games?before={deep}", f"/games?bot={quote(bot)}", "/games?tournament=bench-powder-keg",
         f"/games?bot={quote(bot)}&before={deep}", f"/games/{quote(newest.id)}", f"/games/{quote(keg.id)}",
     ]
-    with served(args.db) as base:
+    with served(args.db, ready=READY, quiet=True) as base:
         # First every page once, right after the start: the rated pages come from the views the
         # run stored.  Then the warm fetches, each page in turn.
         started = time.perf_counter()
@@ -211,7 +190,7 @@ def while_rating(db: Path, pages: list[str], newest: str) -> None:
                                capped=record["result"]["capped"], round=2, table_no=1, match_id=gid[:-3]),
                        seat_results(record))
     try:
-        with served(copy) as base:
+        with served(copy, ready=READY, quiet=True) as base:
             started = time.perf_counter()
             first = {page: fetch(base + page) for page in pages}
             during: dict[str, list[float]] = {page: [] for page in pages}

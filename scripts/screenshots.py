@@ -10,15 +10,13 @@ hold that tournament), starts ``arena serve`` on it, and has headless Chromium (
 from __future__ import annotations
 
 import argparse
-import contextlib
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
+
+from arena.web.serving import served
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENT = "quickstart-reactor"
@@ -27,25 +25,6 @@ CHROMIUM = "/usr/bin/chromium"
 
 def arena(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "arena.cli", *args], check=True, cwd=ROOT)
-
-
-@contextlib.contextmanager
-def served(db: Path):
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)])
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(base + "/", timeout=5)
-                break
-            time.sleep(0.1)
-        yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 def shoot(base: str, db: Path, out: Path) -> list[Path]:
