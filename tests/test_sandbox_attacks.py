@@ -158,7 +158,8 @@ def kill_as_bots_start(command: list[str], tag: str, delay: float) -> int:
 
     try:
         deadline = time.monotonic() + PATIENCE_S
-        while not of_bots() and referee.poll() is None:
+        while not of_bots():
+            assert referee.poll() is None, "the referee ended before it started a bot"
             assert time.monotonic() < deadline, "the referee started no bot"
             time.sleep(0.002)
         time.sleep(delay)
@@ -229,6 +230,28 @@ def kill_real_runs(tmp_path: Path, rounds: int) -> None:
 def test_bots_die_with_a_real_run_killed_as_they_start(tmp_path: Path) -> None:
     """The same for ``arena play``, the harness's own referee."""
     kill_real_runs(tmp_path, rounds=3)
+
+
+def test_bots_die_with_a_tournament_run_killed_as_they_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for ``arena run --workers 2``: kill -9 of the coordinator while its two worker
+    processes start their bots.  The workers die with it (a parent-death signal), their bots
+    with them.  The run's folder is named only in the bots' command lines (the run works in it,
+    by a relative path), so what is watched is the bots."""
+    import shutil
+
+    rng = random.Random("run-kill")
+    for n in range(3):
+        tag = f"tag-{uuid.uuid4().hex}"
+        folder = tmp_path / tag
+        folder.mkdir()
+        shutil.copy(BOTS / "sandbox_silent.py", folder / "silent.py")
+        bots = "".join(f'[[bots]]\nname = "s{i}"\npath = "silent.py"\n' for i in range(4))
+        (folder / "run.toml").write_text(f'name = "killed"\ngame = "reactor"\nseats = 2\nseed = 1\n'
+                                         f'[time]\nstartup = 60000\n[sandbox]\nmode = "{MODE}"\n{bots}')
+        monkeypatch.setenv("ARENA_TEST_RUN_DIR", str(folder))
+        command = [sys.executable, "-c", "import os; os.chdir(os.environ['ARENA_TEST_RUN_DIR'])\n" + ARENA,
+                   "run", "run.toml", "--db", "a.db", "--workers", "2", "--quiet"]
+        kill_as_bots_start(command, tag, rng.uniform(0, 0.3))
 
 
 @pytest.mark.perf
