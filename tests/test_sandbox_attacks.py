@@ -96,6 +96,10 @@ def test_without_bwrap_the_private_namespaces_close_what_they_hold(tmp_path: Pat
     closed = ["sysv_shm", "sysv_msg", "posix_mq", "abstract_socket", "tcp_loopback", "signals",
               *(f"file_in {d}" for d in ("/dev/shm", "/tmp", "/var/tmp", "/run/lock"))]
     assert {channel: report[channel] for channel in closed} == dict.fromkeys(closed, "silent")
+    # The control: the same probes do see the channels left open here, so a probe that saw
+    # nothing anywhere could not pass the sandboxed test above unnoticed.
+    open_here = ["flock", "flock_system_file", "ofd_lock", "proc_locks"]
+    assert {channel: report[channel] for channel in open_here} == dict.fromkeys(open_here, "observed"), report
 
 
 @needs_bwrap
