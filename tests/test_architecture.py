@@ -56,3 +56,12 @@ def test_an_import_past_the_store_interface_is_caught(tmp_path: Path) -> None:
     done = lint(copy)
     assert done.returncode != 0
     assert "arena.tournament is not allowed to import arena.storage.sqlite" in done.stdout, done.stdout
+
+
+def test_the_old_import_path_of_the_bot_program_still_works() -> None:
+    """Bundled bots stored in a database before the move import ``arena.policies.program``, and a
+    stored bot's file never changes: that path must keep giving the same program."""
+    import arena.bots.program as program
+    import arena.policies.program as old
+
+    assert old.PolicyBot is program.PolicyBot and old.main is program.main
