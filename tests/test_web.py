@@ -146,6 +146,30 @@ def test_the_games_list_pages_through_every_game_once(db: Path, server: str) -> 
     assert listed and all(g.startswith(KEG) for g in listed)
 
 
+def test_the_games_list_has_the_filters_of_arena_games(db: Path, server: str) -> None:
+    """Several bots at the table, a round, only games with a fault: the page lists what
+    `arena games` lists with the same filters, and its next-page link keeps them."""
+    def ids(url: str) -> list[str]:
+        status, body = get(server + url)
+        assert status == 200, url
+        return [html.unescape(g) for g in re.findall(r'<a class="gid" href="/games/[^"]+">([^<]+)</a>', body)]
+
+    def cli(*args: str) -> list[str]:
+        return [r["id"] for r in json.loads(arena("games", *args, "--limit", "500", "--db", str(db), "--json").stdout)]
+
+    cases = [("?bot=random&bot=reactor-strong&limit=200", ("--bot", "random", "--bot", "reactor-strong")),
+             (f"?tournament={REACTOR}&round=1&limit=200", ("--tournament", REACTOR, "--round", "1")),
+             ("?faults=1&limit=200", ("--faults",))]
+    for url, args in cases:
+        expected = cli(*args)
+        assert expected and ids("/games" + url) == expected, url
+    assert len(cli("--bot", "random", "--bot", "reactor-strong")) < len(cli("--bot", "random"))
+    assert "evil-game-1" in cli("--faults") and get(server + "/games?round=x")[0] == 400
+    status, body = get(server + "/games?bot=random&bot=reactor-strong&limit=2")
+    nxt = html.unescape(re.search(r'id="next-page" href="([^"]+)"', body).group(1))
+    assert "bot=random" in nxt and "bot=reactor-strong" in nxt and "limit=2" in nxt
+
+
 def test_bot_strings_are_escaped(db: Path, server: str) -> None:
     for url in ("/", "/leaderboard/reactor", "/games", "/games/evil-game-1", "/bots/" + quote(EVIL, safe="")):
         status, body = get(server + url)

@@ -817,7 +817,8 @@ class SqliteStore(Store):
     )
 
     def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
-                  before: int | None = None, limit: int = 50) -> list[GameSummary]:
+                  before: int | None = None, limit: int = 50, also: Sequence[str] = (), round: int | None = None,
+                  faults: bool = False) -> list[GameSummary]:
         """A page of summaries with ``seq < before``, newest first: a walk down an index on
         ``seq`` (of one tournament or one game: schema step 8) that stops after ``limit``
         matches, however deep the page.
@@ -831,11 +832,17 @@ class SqliteStore(Store):
             ("g.tournament = :t", tournament), ("g.game = :g", game), ("g.seq < :before", before),
             ("g.game = (SELECT game FROM bots WHERE name = :b)", bot if game is None and tournament is None else None),
             ("EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id AND +r.bot = :b)", bot),
+            ("g.round = :r", round),
+            ("EXISTS (SELECT 1 FROM faults f WHERE f.game_id = g.id)", True if faults else None),
         ) if value is not None]
+        params: dict[str, Any] = {"t": tournament, "b": bot, "g": game, "before": before, "limit": limit, "r": round}
+        for i, other in enumerate(also):
+            where.append(f"EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id AND +r.bot = :b{i})")
+            params[f"b{i}"] = other
         rows = self._all(
             f"SELECT {self._SUMMARY_COLUMNS} FROM games g" + (" WHERE " + " AND ".join(where) if where else "")
             + " ORDER BY g.seq DESC LIMIT :limit",
-            {"t": tournament, "b": bot, "g": game, "before": before, "limit": limit},
+            params,
         )
         return self._summaries(rows)
 

@@ -228,10 +228,13 @@ class Store(ABC):
 
     @abstractmethod
     def game_page(self, *, tournament: str | None = None, bot: str | None = None, game: str | None = None,
-                  before: int | None = None, limit: int = 50) -> list[GameSummary]:
+                  before: int | None = None, limit: int = 50, also: Sequence[str] = (), round: int | None = None,
+                  faults: bool = False) -> list[GameSummary]:
         """One page of game summaries, newest first: those committed before ``seq`` ``before``
         (None: from the newest).  Keyed on the commit number, so a page deep in a long history
-        costs what the first one does (the web's games list)."""
+        costs what the first one does (the web's games list).  The filters are those of
+        :meth:`games`: ``bot`` and every bot in ``also`` at the table, one ``round``, only games
+        with a fault."""
 
     @abstractmethod
     def game_record(self, game_id: str) -> dict[str, Any]:

@@ -122,13 +122,15 @@ class Pages:
         try:
             before = int(q["before"]) if q.get("before") else None
             limit = int(q.get("limit") or views.PAGE_SIZE)
+            round_no = int(q["round"]) if q.get("round") else None
         except ValueError:
-            raise HTTPException(400, "before and limit must be numbers") from None
+            raise HTTPException(400, "before, limit and round must be numbers") from None
         if not 1 <= limit <= views.MAX_PAGE:
             raise HTTPException(400, f"limit must be from 1 to {views.MAX_PAGE}")
         with self.store() as store:
-            page = views.games_page(store, tournament=q.get("tournament") or None, bot=q.get("bot") or None,
-                                    game=q.get("game") or None, before=before, limit=limit)
+            page = views.games_page(store, tournament=q.get("tournament") or None, bot=q.getlist("bot"),
+                                    game=q.get("game") or None, before=before, limit=limit, round=round_no,
+                                    faults=q.get("faults") not in (None, "", "0"))
             tournaments = [t.id for t in store.tournaments()]
         return self.page("games.html", page=page, tournaments=tournaments, game_names=list(REGISTRY))
 

@@ -63,7 +63,7 @@ class Links:
         return f"/games/{quote(gid)}"
 
     def games(self, **filters: Any) -> str:
-        query = urlencode({k: v for k, v in filters.items() if v not in (None, "")})
+        query = urlencode({k: v for k, v in filters.items() if v not in (None, "", [])}, doseq=True)
         return "/games" + (f"?{query}" if query else "")
 
     def static(self, name: str) -> str:
@@ -112,7 +112,7 @@ class ReportLinks(Links):
         return file_name("game", gid) if gid in self.games_written else ""
 
     def games(self, **filters: Any) -> str:
-        return "games.html" if not filters.get("bot") else ""
+        return "games.html" if not any(filters.get(k) for k in ("bot", "round", "faults")) else ""
 
     def static(self, name: str) -> str:
         return f"static/{name}"

@@ -589,13 +589,18 @@ class GamesPage:
     next_before: int | None
 
 
-def games_page(store: Store, *, tournament: str | None, bot: str | None, game: str | None,
-               before: int | None, limit: int = PAGE_SIZE) -> GamesPage:
-    """Games newest first, ``limit`` of them with a commit number below ``before``."""
-    rows = store.game_page(tournament=tournament, bot=bot, game=game, before=before, limit=limit + 1)
+def games_page(store: Store, *, tournament: str | None, bot: str | None | Sequence[str], game: str | None,
+               before: int | None, limit: int = PAGE_SIZE, round: int | None = None,
+               faults: bool = False) -> GamesPage:
+    """Games newest first, ``limit`` of them with a commit number below ``before``; the filters of
+    ``arena games``: a tournament, a game, every bot of ``bot`` at the table, a round, faults."""
+    bots = [bot] if isinstance(bot, str) else [b for b in bot or () if b]
+    rows = store.game_page(tournament=tournament, bot=bots[0] if bots else None, also=bots[1:], game=game,
+                           round=round, faults=faults, before=before, limit=limit + 1)
     more = len(rows) > limit
     rows = rows[:limit]
-    filters = {k: v for k, v in (("tournament", tournament), ("bot", bot), ("game", game)) if v}
+    filters: dict[str, Any] = {k: v for k, v in (("tournament", tournament), ("bot", bots), ("game", game),
+                                                 ("round", round), ("faults", "1" if faults else None)) if v}
     if limit != PAGE_SIZE:
         filters["limit"] = str(limit)
     return GamesPage(rows, filters, rows[-1].seq if more and rows else None)
