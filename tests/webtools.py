@@ -9,7 +9,6 @@ import contextlib
 import fcntl
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 from pathlib import Path
 
+from arena.web.serving import free_port
 from common import BOT_DIR, MODE
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
@@ -101,12 +101,6 @@ def shared_db(tmp_path_factory: Any, name: str) -> Path:
                 contextlib.closing(sqlite3.connect(db)) as target:
             source.backup(target)  # every page of it, WAL included: a file of its own to change
     return db
-
-
-def free_port() -> int:
-    with contextlib.closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(url: str, method: str = "GET") -> tuple[int, str]:

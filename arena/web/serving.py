@@ -12,10 +12,11 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["served"]
+__all__ = ["free_port", "served"]
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on just now."""
     with contextlib.closing(socket.socket()) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -26,7 +27,7 @@ def served(db: Path, *, ready: str = "/", quiet: bool = False, timeout_s: float 
     """``arena serve --db DB`` on a free port until the block ends; yields its base URL once
     ``ready`` (a path) answers.  ``quiet`` drops its log.  Raises RuntimeError if it ends first
     or does not answer within ``timeout_s``."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--db", str(db), "--port", str(port)],
                               stderr=subprocess.DEVNULL if quiet else None)
     base = f"http://127.0.0.1:{port}"
