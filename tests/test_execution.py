@@ -12,7 +12,8 @@ from pathlib import Path
 
 from arena.execution import Event, Executor, GameFinished, MatchFailed, MatchFinished, PlayConfig, executor_for
 from arena.execution.dask import DaskExecutor
-from arena.execution.jobs import Player, Task
+from arena.execution.jobs import Player
+from arena.execution.tasks import Task
 from arena.execution.ledger import Ledger
 from arena.execution.local import LocalExecutor
 from arena.execution.shipping import Shipper, unpack

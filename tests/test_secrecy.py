@@ -17,7 +17,8 @@ import pytest
 
 from arena.core import deals
 from arena.errors import ConfigError, StorageError
-from arena.execution.jobs import Task, sessions
+from arena.execution.jobs import sessions
+from arena.execution.tasks import Task
 from arena.games import GameConfig, SeededChance, get_game
 from arena.games.record import replay, replay_steps
 from arena.referee.seat import bot_seed

@@ -617,7 +617,8 @@ def test_claimed_cpus_are_distinct_and_freed_when_the_process_ends(tmp_path: Pat
 def test_jobs_group_consecutive_matches_of_a_table_up_to_a_size() -> None:
     from arena.referee import BotSpec
     from arena.tournament.formats import Pairing
-    from arena.execution.jobs import Task, iter_jobs, job_size
+    from arena.execution.jobs import iter_jobs, job_size
+    from arena.execution.tasks import Task
 
     def task(i: int, bots: tuple[str, ...]) -> Task:
         pairing = Pairing(id=f"p{i}", round=1, table=1, seats=bots, deal="d", rotation=0)

@@ -4,11 +4,12 @@ It owns playing, never deciding what to play (the tournament's formats) or keepi
 coordinator stores each game it is told of).  It imports the referee, the bots and the games,
 never the tournament, storage or the CLI.
 
-- :class:`Executor`: the interface every backend implements; :func:`executor_for` picks one,
+- ``executor``: :class:`Executor`, the interface every backend implements; :func:`executor_for` picks one,
   and :func:`check_executor` refuses at once what it could not play with;
 - ``events``: what an executor reports (:class:`GameFinished`, :class:`MatchFinished`,
   :class:`MatchFailed`), typed, the same from every backend;
-- ``jobs``: a :class:`Task` (one match), jobs of one table, and playing a job with a
+- ``tasks``: a :class:`Task` (one match) and the :class:`PlayConfig` every job is played under;
+- ``jobs``: jobs of one table, and playing a job with a
   :class:`Player` (a worker's referees, one per config);
 - ``ledger``: exactly once: each match's events passed on once, a lost job's matches failed;
 - ``shipping``: jobs packed for a worker on another machine, and its bot cache;
@@ -18,40 +19,11 @@ never the tournament, storage or the CLI.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
-
 from arena.execution.events import Event, GameFinished, MatchFailed, MatchFinished
+from arena.execution.executor import Executor
+from arena.execution.jobs import iter_jobs, job_size, table_config
+from arena.execution.tasks import PlayConfig, Task
 from arena.sandbox import check_mode
-from arena.execution.jobs import PlayConfig, Task, iter_jobs, job_size, table_config
-
-
-class Executor(ABC):
-    """Plays jobs of matches (each a list of :class:`Task` of one table) and reports, in the
-    calling thread, a :class:`GameFinished` as each game ends and a :class:`MatchFinished` or
-    :class:`MatchFailed` as each match ends: every match given, once.
-
-    An executor is made for one tournament (its :class:`PlayConfig`) and may be run several
-    times (a Swiss plays its rounds one by one); what it holds across runs (a cluster's client)
-    it lets go of on :meth:`close`.
-    """
-
-    def __init__(self, workers: int, play: PlayConfig) -> None:
-        self.workers = workers  # matches played at once: what jobs are sized for
-        self.play = play
-
-    @abstractmethod
-    def run(self, jobs: Iterable[list[Task]], on_event: Callable[[Event], None]) -> None:
-        """Play every job; return once every match is over (or raise, and keep what was reported)."""
-
-    def close(self) -> None:
-        """Let go of what it holds across runs."""
-
-    def __enter__(self) -> "Executor":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def executor_for(workers: int, cluster: str | None, play: PlayConfig) -> Executor:
@@ -71,7 +43,7 @@ def check_executor(cluster: str | None, sandbox_mode: str) -> None:
     play with: a ``cluster`` that names no scheduler, or a sandbox mode this machine can not give
     the bots it would start (a remote cluster's workers have their own bubblewrap, or not)."""
     if cluster is not None:
-        from arena.execution.dask import check_address  # (the dask module imports this one)
+        from arena.execution.dask import check_address  # which needs Dask only once it connects
 
         check_address(cluster)
     if cluster in (None, "local"):

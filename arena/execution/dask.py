@@ -55,10 +55,12 @@ from typing import Any
 from arena.core import terminal
 from arena.core.signals import children_ignore_sigint
 from arena.errors import ArenaError, UsageError
-from arena.execution import Executor, affinity
+from arena.execution import affinity
 from arena.execution.events import Event, MatchOver
-from arena.execution.jobs import PlayConfig, Player, Task
+from arena.execution.executor import Executor
+from arena.execution.jobs import Player
 from arena.execution.ledger import Ledger
+from arena.execution.tasks import PlayConfig, Task
 from arena.execution.shipping import Shipper, ShippedJob, bot_cache, unpack
 
 log = logging.getLogger("arena.execution.dask")

@@ -8,12 +8,8 @@ Every match given to an executor ends with exactly one :class:`MatchFinished` or
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
+from arena.execution.tasks import Task
 from arena.referee import GameReport
-
-if TYPE_CHECKING:  # jobs.py emits these events
-    from arena.execution.jobs import Task
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,37 +9,16 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from arena.core.pairing import Pairing
 from arena.errors import ArenaError, StorageError
 from arena.execution.events import Event, GameFinished, MatchFailed, MatchFinished
-from arena.games import Game, GameConfig, GameResult, get_game
-from arena.referee import BotSpec, MatchPlan, Referee, RefereeConfig
+from arena.execution.tasks import PlayConfig, Task
+from arena.games import Game, GameConfig, get_game
+from arena.referee import MatchPlan, Referee, RefereeConfig
 
 log = logging.getLogger("arena.execution")
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """One match to play: a pairing, its bots, its seed, and the games of it already stored."""
-
-    pairing: Pairing
-    match_id: str
-    seed: str
-    bots: tuple[BotSpec, ...]
-    done: tuple[GameResult, ...] = ()
-    standings: tuple[tuple[str, ...], ...] = ()  # of the games in done, by seat (see MatchPlan)
-
-
-@dataclass(frozen=True, slots=True)
-class PlayConfig:
-    """What every job of a tournament is played under: the referee's policies and the game."""
-
-    referee: RefereeConfig
-    game: str
-    game_config: GameConfig
 
 
 def table_config(config: GameConfig, seats: int) -> GameConfig:

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Iterable
 
 from arena.execution.events import Event, GameFinished, MatchFailed, MatchOver
-from arena.execution.jobs import Task
+from arena.execution.tasks import Task
 
 
 class Ledger:

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.core.signals import exit_quietly
-from arena.execution import Executor, affinity
+from arena.execution import affinity
 from arena.execution.events import Event
-from arena.execution.jobs import PlayConfig, Player, Task
+from arena.execution.executor import Executor
+from arena.execution.jobs import Player
 from arena.execution.ledger import Ledger
+from arena.execution.tasks import PlayConfig, Task
 from arena.referee.workroot import remove_workroots_of
 from arena import sandbox
 from arena.sandbox import stop_all as stop_all_bots

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.bots.package import ShippedBot, ship, unship
-from arena.execution.jobs import Task
+from arena.execution.tasks import Task
 from arena.referee import BotSpec
 
 
