@@ -143,7 +143,7 @@ def play(corpus: Corpus, game: Game, config: GameConfig, seed: str, policies: li
 def corpus(game_name: str) -> Corpus:
     game = REGISTRY[game_name]
     found = Corpus(game_name)
-    builtin = [name for name in game.policies() if name != "random"]
+    builtin = list(game.policies())
     for players, variants in tables(game):
         base = GameConfig(players=players, variants=variants)
         for i in range(RANDOM_GAMES[game_name]):

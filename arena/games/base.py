@@ -277,13 +277,11 @@ class Game:
     policies_module: str | None = field(default=None, repr=False)
 
     def policies(self) -> dict[str, Any]:
-        """The built-in policies of this game by name, ``random`` first (see arena.games.policy)."""
-        from arena.games.policy import RandomPolicy
-
-        table: dict[str, Any] = {"random": RandomPolicy}
-        if self.policies_module is not None:
-            table.update(importlib.import_module(self.policies_module).POLICIES)
-        return table
+        """This game's own built-in policies by name (arena.games.policy adds ``random``, which
+        every game has)."""
+        if self.policies_module is None:
+            return {}
+        return dict(importlib.import_module(self.policies_module).POLICIES)
 
     def schema(self) -> dict[str, Any]:
         """This game's JSON Schema (draft-07): its observation, actions, events and config as a bot

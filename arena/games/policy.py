@@ -40,7 +40,7 @@ def _factories(game: str) -> dict[str, Callable[[random.Random], Policy]]:
     from arena.games import REGISTRY
 
     entry = REGISTRY.get(game)
-    return entry.policies() if entry is not None else {"random": RandomPolicy}
+    return {"random": RandomPolicy, **(entry.policies() if entry is not None else {})}
 
 
 def policy_names(game: str) -> list[str]:
