@@ -7,6 +7,7 @@ specs and the protocol, never storage, tournaments or the CLI.
 - ``session``: :class:`Referee` and :class:`Session`, bots kept warm across matches;
 - ``table``: the games of one lineup in play at once, and faults turned into forfeits;
 - ``seat``: one bot process, its socket and the requests it owes;
+- ``inplay``: the matches, games and requests in play, as plain data the table and seats share;
 - ``reports``: what a finished game and match hand back (records, faults, logs);
 - ``logs``: how much of a bot's stderr is kept; ``workroot``: the referee's socket folders;
 - ``config``: the referee's policies; ``standing``: the disqualification rule;

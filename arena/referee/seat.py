@@ -9,14 +9,14 @@ import shutil
 import signal
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena import sandbox
 from arena.bots.spec import BotSpec
 from arena.referee.clock import BotClock, cpu_rate
 from arena.referee.config import RefereeConfig
+from arena.referee.inplay import Action, GameInPlay, Pending
 from arena.referee.link import BotLink, Links
 from protocol import codec, messages
 from protocol.faults import FaultKind, ProtocolFault
@@ -30,16 +30,12 @@ from protocol.messages import (
 from protocol.text import describe
 from protocol.transport import ENDPOINT_ENV, SOCKET_NAME, bot_endpoint
 
-if TYPE_CHECKING:  # the table holds seats; a seat knows the games it plays only by type
-    from arena.referee.table import GameInPlay
-
 log = logging.getLogger("arena.referee")
 
 HANDSHAKE_SLICE_MS = 50  # how often a bot awaited for its hello is checked for having exited
 CHECK_AT_LEAST_S = 0.001  # the shortest wait between two looks at a thinking bot's CPU time
 
 
-Action = dict[str, Any]
 
 
 def bot_seed(seed: str, seat: int) -> str:
@@ -391,20 +387,6 @@ def _read_hello(frame: bytes, max_size: int, name: str) -> messages.Hello:
     except Exception:
         log.exception("reading the hello of %s failed; it counts as malformed", name)
         raise ProtocolFault(FaultKind.MALFORMED, "the referee could not read this frame (an error of its own, logged)") from None
-
-
-@dataclass(slots=True, eq=False)
-class Pending:
-    """A request a bot owes an answer to."""
-
-    request_id: int
-    game: GameInPlay
-    seat: int
-    legal: list[Action]
-    sent: float  # when it was sent (monotonic); its wall-clock limit runs from here
-    deadline_ms: int  # the CPU time it may use
-    wall_ms: int  # the wall-clock time within which its answer must arrive
-    number: int  # the decision's index in the game
 
 
 def _how_it_ended(status: int | None, sandboxed: bool) -> str:

@@ -20,7 +20,8 @@ from arena.referee.link import Links
 from arena.referee.logs import kept_log
 from arena.referee.reports import GameReport, MatchPlan, MatchReport
 from arena.referee.seat import Seat
-from arena.referee.table import fewer_collections, GameInPlay, MatchInPlay, Table, tally
+from arena.referee.inplay import GameInPlay, MatchInPlay
+from arena.referee.table import fewer_collections, Table, tally
 from arena.referee.workroot import (
     OWNER_FILE,
     WORKROOT_PREFIX,
@@ -175,7 +176,7 @@ class Session:
             for standings in plan.standings:
                 for seat, counted in enumerate(standings):
                     tally(run, seat, counted, self.config.faults_to_disqualify)
-        table = Table(self, game, seats, names, keys, list(config.variants))
+        table = Table(self.config, self.last_report, game, seats, names, keys, list(config.variants))
         with fewer_collections():
             return self._play(table, runs, on_game, on_match)
 

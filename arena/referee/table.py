@@ -10,26 +10,23 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.bots.spec import BotSpec
-from arena.games import Game, GameResult, SeededChance, State
-from arena.games.match import Match
+from arena.games import Game, GameResult, SeededChance
 from arena.games.record import make_record
+from arena.referee.config import RefereeConfig
 from arena.referee.logs import kept_log
 from arena.core.faults import FaultRecord
 from arena.core import ids
 from arena.referee.reports import GameReport, MatchReport, now_iso
-from arena.referee.seat import Seat, Pending, bot_seed
+from arena.referee.inplay import GameInPlay, MatchInPlay, Pending
+from arena.referee.seat import Seat, bot_seed
 from arena.referee.standing import FAULT, standing, step
 from protocol import messages
 from protocol.faults import FaultKind, ProtocolFault
 from protocol.messages import Limits
 from arena.referee.link import BotLink, LinkFault
-
-if TYPE_CHECKING:  # a session holds tables
-    from arena.referee.session import Session
 
 log = logging.getLogger("arena.referee")
 
@@ -44,7 +41,7 @@ _READABLE = select.POLLIN | select.POLLHUP | select.POLLERR
 COLLATERAL_NOTE = "played at the same time; the bot was stopped"  # says why in a collateral fault's message
 
 
-def tally(run: "MatchInPlay", seat: int, counted: str, threshold: int) -> bool:
+def tally(run: MatchInPlay, seat: int, counted: str, threshold: int) -> bool:
     """Count one game of ``seat`` (its ``standing``) towards disqualification; True if a fault
     of this game disqualifies it."""
     was_out = seat in run.disqualified
@@ -52,45 +49,6 @@ def tally(run: "MatchInPlay", seat: int, counted: str, threshold: int) -> bool:
     if out:
         run.disqualified.add(seat)
     return out and not was_out and counted == FAULT
-
-
-@dataclass(slots=True, eq=False)
-class MatchInPlay:
-    """One match being played: its games so far and who is out of it."""
-
-    number: int
-    match: Match
-    seed: str
-    match_id: str
-    reports: list[GameReport] = field(default_factory=list)
-    disqualified: set[int] = field(default_factory=set)
-    faults_in_a_row: list[int] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
-    log_chars: list[int] = field(default_factory=list)  # stderr kept so far per seat (see kept_log)
-
-
-@dataclass(slots=True, eq=False)
-class GameInPlay:
-    """One game in play, and what each seat has been told of it."""
-
-    run: MatchInPlay
-    state: State
-    index: int
-    game_id: str
-    seed: str
-    started: str
-    t0: float
-    fault: list[FaultRecord | None]
-    cursor: list[int]
-    forced: list[list[dict[str, Any]]]
-    time_left_ms: list[int]  # CPU time left of each seat's game budget
-    wall_left_ms: list[int]  # wall-clock time left of it (wall_factor times the CPU budget)
-    generation: list[int]  # each seat's process (its start count) that got game_start; 0: none
-    starts: list[int]
-    extra: list[dict[str, Any]] = field(default_factory=list)
-    faults: list[FaultRecord] = field(default_factory=list)
-    logs: dict[int, str] = field(default_factory=dict)
-    asked: Pending | None = None  # the request it waits on, if any
 
 
 @contextmanager
@@ -111,10 +69,10 @@ def fewer_collections() -> Iterator[None]:
 class Table:
     """The games of one lineup in play: starts them, asks the bots, and turns faults into forfeits."""
 
-    def __init__(self, session: Session, game: Game, seats: list[Seat], names: list[str],
-                 keys: list[tuple[BotSpec, int]], variants: list[str]) -> None:
-        self.session = session
-        self.config = session.config
+    def __init__(self, config: RefereeConfig, last_report: dict[tuple[BotSpec, int], GameReport], game: Game,
+                 seats: list[Seat], names: list[str], keys: list[tuple[BotSpec, int]], variants: list[str]) -> None:
+        self.config = config
+        self.last_report = last_report  # the session's: each bot's latest game report, kept across tables
         self.game = game
         self.seats = seats
         self.names = names
@@ -530,7 +488,7 @@ class Table:
         run.reports.append(report)
         run.starts = [a + b for a, b in zip(run.starts, g.starts)]
         for key in self.keys:
-            self.session.last_report[key] = report
+            self.last_report[key] = report
         if run.match.over:
             self.end_match(run)
         return report
