@@ -1,9 +1,11 @@
-"""The layers import only downwards (ARCHITECTURE.md), and the protocol imports nothing from arena.
+"""The layers import only downwards (ARCHITECTURE.md), the protocol imports nothing from arena,
+and no module is part of an import cycle.
 
 The contracts are in pyproject.toml ([tool.importlinter]); import-linter reads every import of
-every module, those inside functions and under TYPE_CHECKING included.  The other tests show
-the checks can fail: a copy of the tree with one import running upwards, or one reaching past
-storage's interface to its SQLite store, breaks them.
+every module, those inside functions and under TYPE_CHECKING included.  The cycle check runs on
+the same graph (grimp's, which import-linter builds).  The other tests show the checks can fail:
+a copy of the tree with one import running upwards, one reaching past storage's interface to its
+SQLite store, or one closing a cycle inside a package, breaks them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,79 @@ def lint(root: Path) -> subprocess.CompletedProcess[str]:
             "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True))")
     return subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+
+
+CYCLES = """
+import sys
+import grimp
+
+graph = grimp.build_graph("arena", "protocol", cache_dir=None)
+edges = {m: sorted(graph.find_modules_directly_imported_by(m) & graph.modules) for m in sorted(graph.modules)}
+# Tarjan's strongly connected components, iteratively: a component of more than one module is a cycle.
+index, low, on, stack, found = {}, {}, set(), [], []
+for root in edges:
+    if root in index:
+        continue
+    work = [(root, iter(edges[root]))]
+    index[root] = low[root] = len(index); stack.append(root); on.add(root)
+    while work:
+        node, children = work[-1]
+        for child in children:
+            if child not in index:
+                index[child] = low[child] = len(index); stack.append(child); on.add(child)
+                work.append((child, iter(edges[child])))
+                break
+            if child in on:
+                low[node] = min(low[node], index[child])
+        else:
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop(); on.discard(member); part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    found.append(sorted(part))
+for part in found:
+    print("cycle: " + " ".join(part))
+    for a in part:
+        for b in edges[a]:
+            if b in part:
+                line = graph.get_import_details(importer=a, imported=b)[0]
+                print(f"    {a} -> {b} (line {line['line_number']}: {line['line_contents']})")
+sys.exit(1 if found else 0)
+"""
+
+
+def cycles(root: Path) -> subprocess.CompletedProcess[str]:
+    """The import cycles among the modules under ``root``, each with the imports that close it."""
+    return subprocess.run([sys.executable, "-c", CYCLES], cwd=root, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+
+
+def test_no_module_is_part_of_an_import_cycle() -> None:
+    """A cycle, even one an import inside a function or under TYPE_CHECKING closes, means two
+    modules can be understood (and changed) only together; a package's ``__init__`` may import
+    its modules, never the other way round."""
+    done = cycles(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_import_that_closes_a_cycle_is_caught(tmp_path: Path) -> None:
+    copy = tmp_path / "tree"
+    copy.mkdir()
+    for name in ("arena", "protocol"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    # The seat imports the table only for a type, as it once did: still a cycle.
+    seat = copy / "arena" / "referee" / "seat.py"
+    seat.write_text(seat.read_text() + "\n\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from arena.referee.table import Table\n")
+    done = cycles(copy)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cycle: arena.referee.seat arena.referee.table" in done.stdout, done.stdout
+    assert "arena.referee.seat -> arena.referee.table" in done.stdout
 
 
 def test_every_import_runs_downwards() -> None:
