@@ -167,8 +167,9 @@ def table(pages: list[str], first: dict[str, tuple[float, int]], later: dict[str
     print(f"{'page':58} {'first':>9} {'median':>8} {'max':>8} {'KB':>7}")
     for page in pages:
         ms, size = first[page]
-        print(f"{page[:58]:58} {ms:9.1f} {statistics.median(later[page]):8.1f} {max(later[page]):8.1f} "
-              f"{size / 1024:7.1f}")
+        times = later[page]
+        median, slowest = (f"{statistics.median(times):8.1f}", f"{max(times):8.1f}") if times else ("–".rjust(8),) * 2
+        print(f"{page[:58]:58} {ms:9.1f} {median} {slowest} {size / 1024:7.1f}")
 
 
 def while_rating(db: Path, pages: list[str], newest: str) -> None:
@@ -202,11 +203,15 @@ def while_rating(db: Path, pages: list[str], newest: str) -> None:
                     raise SystemExit("the pages were still updating after an hour")
             took = time.perf_counter() - started
             rounds = min(len(v) for v in during.values())
-            print(f"\none game added to bench-reactor: the server rated it again in {took:.0f} s; meanwhile")
+            if rounds:
+                print(f"\none game added to bench-reactor: the server rated it again in {took:.0f} s; meanwhile")
+            else:  # a scope small enough to be rated while its page waits: no page ever said "updating"
+                print("\none game added to bench-reactor: its pages were rated again as they were asked for "
+                      "(a small scope); then")
             table(pages, first, during, f"the first fetch, then the median and the slowest of {rounds} "
                                         "while it rated")
     finally:
-        for path in copy.parent.glob(copy.name + "*"):
+        for path in [*copy.parent.glob(copy.name + "*"), *copy.parent.glob(f".{copy.name}*")]:  # its lock file too
             path.unlink()
 
 

@@ -94,3 +94,31 @@ def test_the_floor_plays_the_same_games_with_and_without_messages() -> None:
     assert 0.5 < report.floor.asked_share < 1
     assert "decision_floor_vs_pipe" in report.ratios()
     assert "(f) floor" in "\n".join(report.lines())
+
+
+def test_the_web_pages_benchmark_times_every_page(tmp_path: Path) -> None:
+    """benchmarks/web_pages.py (issue 19: every page under 200 ms at 100,000 games) builds its
+    database, times every page over HTTP, reuses the database on a second run, refuses one of
+    another size, and with --stale serves a copy with one more game."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent.parent / "benchmarks" / "web_pages.py"
+    db = tmp_path / "web.db"
+
+    def bench(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(script), "--db", str(db), "--repeat", "1", *args],
+                              capture_output=True, text=True, timeout=600)
+
+    out = bench("--games", "40", "--stale")
+    assert out.returncode == 0, out.stderr
+    assert f"built {db}: 40 games" in out.stderr
+    timed = [line.split()[0] for line in out.stdout.splitlines() if line.startswith("/")]
+    assert "/" in timed and "/tournaments/bench-reactor" in timed and any(p.startswith("/games/") for p in timed)
+    assert len(timed) == 2 * len(set(timed))  # every page, then every page again on the copy with one more game
+    assert "one game added to bench-reactor" in out.stdout
+    assert sorted(p.name for p in tmp_path.iterdir() if "stale" in p.name) == []  # the copy is removed
+    again = bench("--games", "40")
+    assert again.returncode == 0 and "built" not in again.stderr and "40 games; first pass" in again.stdout
+    other = bench("--games", "50")
+    assert other.returncode != 0 and "holds 40 games, not 50" in other.stderr

@@ -70,7 +70,10 @@ def server(db: Path):
 
 
 def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The database as a reader finds it: the file and its -wal (where a write would go first;
+    the -shm file is an index readers rebuild, left out)."""
+    wal = path.with_name(path.name + "-wal")
+    return hashlib.sha256(path.read_bytes() + b"\0wal\0" + (wal.read_bytes() if wal.exists() else b"")).hexdigest()
 
 
 def links_in(body: str) -> list[str]:
