@@ -303,15 +303,17 @@ def copy_of(db: Path, target: Path) -> Path:
 
 
 @contextlib.contextmanager
-def served_here(db: Path) -> Iterator[str]:
+def served_here(db: Path, *, apart: bool = True) -> Iterator[str]:
     """``arena serve``'s app on a real port, in this process (so that a test can change what the
-    server computes, or how large a scope it rates while the page waits)."""
+    server computes, or how large a scope it rates while the page waits).  ``apart=False``: large
+    scopes are rated in a thread of this process, not in a process of their own (a test that
+    changes the rating function changes it only here)."""
     import uvicorn
 
     from arena.web.app import make_app
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(make_app(str(db)), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(make_app(str(db), apart=apart), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -387,7 +389,7 @@ def test_a_first_visit_shows_the_stored_board_without_rating(db: Path, tmp_path:
     with open_store(path, readonly=True) as store:
         order = [r["bot"] for r in store.stored_view(views.board_key(REACTOR, None)).value["board"]["rows"]]
         games = store.tournament_size(REACTOR)[0]
-    with served_here(path) as base:
+    with served_here(path, apart=False) as base:
         status, body = get(base + f"/tournaments/{REACTOR}")
         assert status == 200 and "updating" not in body and "being" not in body
         board = body.split('id="leaderboard"')[1].split("</table>")[0]
@@ -441,7 +443,7 @@ def test_a_large_scope_with_nothing_stored_answers_at_once_and_reloads(db: Path,
 
     monkeypatch.setattr(views, "leaderboard", held)
     monkeypatch.setattr(views, "INLINE_GAMES", 0)
-    with served_here(path) as base:
+    with served_here(path, apart=False) as base:
         for url in ("/leaderboard/reactor", f"/tournaments/{REACTOR}"):
             status, body = get(base + url)
             assert status == 200 and "being rated" in body, url
@@ -509,7 +511,7 @@ def test_a_tournament_and_its_game_of_the_same_games_are_rated_once(db: Path, tm
         return rate(*args, **kwargs)
 
     monkeypatch.setattr(views, "leaderboard", counted)
-    with served_here(path) as base:
+    with served_here(path, apart=False) as base:
         for url in (f"/tournaments/{KEG}", "/leaderboard/powder-keg"):
             assert "updating" not in get(base + url)[1]
         add_reactor_game(path, f"{KEG}/r9-t1-s0-g0", tournament=KEG)
@@ -545,3 +547,51 @@ def test_a_view_stored_by_an_arena_that_computed_it_otherwise_is_made_again(db: 
         assert "123456" not in body  # the placeholder, or the board rated here (a small database rates fast)
         body = poll(base + f"/tournaments/{REACTOR}", lambda b: 'id="standings"' in b and "http-equiv" not in b)
         assert "123456" not in body and 'id="leaderboard"' in body
+
+
+def test_a_large_scope_is_rated_in_a_process_of_its_own(db: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena serve` rates a large scope in another process (rating 100,000 games in one of the
+    server's threads held its GIL: pages took up to 0.44 s).  Here, rating in this process fails
+    outright, and the board with the new game comes all the same: made elsewhere, as it would be
+    made here."""
+    path = copy_of(db, tmp_path / "arena.db")
+    monkeypatch.setattr(views, "INLINE_GAMES", 0)
+    with served_here(path) as base:
+        url = base + f"/tournaments/{REACTOR}"
+        rated = rated_games(get(url)[1])
+
+        def no_rating(*args: object, **kwargs: object) -> None:
+            raise RuntimeError("rated in the server's process")
+
+        monkeypatch.setattr(views, "leaderboard", no_rating)
+        monkeypatch.setattr(results, "standings", no_rating)
+        add_reactor_game(path, f"{REACTOR}/r9-t1-s0-g0")
+        assert "updating" in get(url)[1]
+        body = poll(url, lambda b: "updating" not in b)
+        assert rated_games(body) == rated + 1 and "failed" not in body
+    monkeypatch.undo()
+    with open_store(path, readonly=True) as store:
+        expected = views.leaderboard(store, tournament=REACTOR)
+    board = body.split('id="leaderboard"')[1].split("</table>")[0]
+    assert re.findall(r'data-bot="([^"]+)"', board) == [r.bot for r in expected.rows]
+    assert [f"{r.score:.2f}" in board for r in expected.rows] == [True] * len(expected.rows)
+
+
+def test_a_failure_of_the_rating_process_is_said_on_the_page(db: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rating process that dies (here: the database it was given can not be opened) leaves the
+    page on its old board, saying that making it again failed and why."""
+    from arena.web import apart
+
+    path = copy_of(db, tmp_path / "arena.db")
+    monkeypatch.setattr(views, "INLINE_GAMES", 0)
+    real = apart.make_apart
+    monkeypatch.setattr(apart, "make_apart", lambda db, key: real(str(tmp_path / "gone.db"), key))
+    from arena.web import app
+
+    monkeypatch.setattr(app, "make_apart", apart.make_apart)
+    with served_here(path) as base:
+        url = base + "/leaderboard/reactor"  # older than its games: made again at once
+        body = poll(url, lambda b: "making them again failed" in b)
+        assert "NoDatabase" in body or "no database" in body, body.split('as-of')[1][:300]

@@ -11,6 +11,7 @@ not shared between the server's threads, and every request sees the games commit
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 from dataclasses import replace
@@ -31,6 +32,7 @@ from arena.games import REGISTRY
 from arena.errors import ArenaError, StorageError, UnknownBot
 from arena.storage import Store, open_store
 from arena.web import views
+from arena.web.apart import make_apart
 from arena.web.render import STATIC, Links, environment, render
 from arena.web.replay import frames
 
@@ -50,11 +52,13 @@ SECURITY_HEADERS = {
 class Pages:
     """The routes of one database: each opens the store read-only, reads, renders."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, *, apart: bool = True) -> None:
+        """``apart``: a large scope is rated in a process of its own (:mod:`arena.web.apart`);
+        False: in a thread of this one (what a test that changes the rating in-process needs)."""
         self.db = db
         self.env = environment()
         self.links = Links()
-        self.cache = views.RatingCache(self.store)
+        self.cache = views.RatingCache(self.store, apart=functools.partial(make_apart, db) if apart else None)
         self.replays: dict[str, dict[str, Any]] = {}  # game id -> frames, oldest viewed first
         self.lock = threading.Lock()
         with self.store():  # fail at start, not on the first request, if the database can not be read
@@ -111,9 +115,8 @@ class Pages:
     def bot(self, request: Request) -> Response:
         name = request.path_params["name"]
         with self.store() as store:
-            game = _found(store.bot, name).game
-            cached = self.cache.memo(store, ("bot", name), lambda s: views.bot_view(s, name),
-                                     lambda s: views.scope_stamp(s, None, game), first_inline=True)
+            _found(store.bot, name)
+            cached = self.cache.memo(store, ("bot", name), *views.recipe(("bot", name)), first_inline=True)
         view = replace(cached.value, as_of=self.cache.age(cached, ("bot", name)).replace("ratings", "this page"))
         return self.page("bot.html", view=view)
 
@@ -165,10 +168,11 @@ def _found(read: Any, *args: Any) -> Any:
         raise HTTPException(404, str(e)) from None
 
 
-def make_app(db: str) -> Starlette:
+def make_app(db: str, *, apart: bool = True) -> Starlette:
     """The app over the database at ``db`` (any location ``open_store`` takes); the database must
-    exist (:class:`~arena.errors.NoDatabase` otherwise), and is never written."""
-    pages = Pages(db)
+    exist (:class:`~arena.errors.NoDatabase` otherwise), and is never written.  ``apart``: see
+    :class:`Pages`."""
+    pages = Pages(db, apart=apart)
 
     async def error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500

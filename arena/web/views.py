@@ -106,9 +106,13 @@ class RatingCache:
     how old it is, while a background thread makes it again from the games stored now (one
     thread for every value, in turn); with no value at all the page says the scope is being
     rated.  ``opener`` opens a store for that thread (a request's store closes with the request);
-    without one (the static report) everything is computed inline."""
+    without one (the static report) everything is computed inline.  ``apart``: makes a value of
+    a key :func:`recipe` knows elsewhere (``arena serve``: in a process of its own,
+    :mod:`arena.web.apart`), so that rating a large scope, pure Python for minutes, does not hold
+    the server's GIL while its pages wait; without it the thread makes them itself."""
 
     opener: Callable[[], AbstractContextManager[Store]] | None = None
+    apart: Callable[[tuple[Any, ...]], tuple[Stamp, Any]] | None = None
     entries: dict[tuple[Any, ...], tuple[Stamp, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     making: dict[tuple[Any, ...], threading.Lock] = field(default_factory=dict)
@@ -193,7 +197,10 @@ class RatingCache:
         rest = 0.0
         try:
             with self.opener() as store:
-                made, value = _made(store, make, stamp)
+                if self.apart is not None and key[0] in RECIPES and not self._shortcut(store, key):
+                    made, value = self.apart(key)
+                else:
+                    made, value = _made(store, make, stamp)
             with self.lock:
                 self.entries[key] = (made, value)
                 self.failures.pop(key, None)
@@ -207,13 +214,20 @@ class RatingCache:
                 self.refreshing.discard(key)
                 self.rest_until[key] = time.monotonic() + max(time.monotonic() - started, rest)
 
+    def _shortcut(self, store: Store, key: tuple[Any, ...]) -> bool:
+        """Whether ``key`` is made here at no cost (a board of the same games as one made already)."""
+        return key[0] == "board" and self._same_games(store, key[1], key[2]) is not None
+
     def get(self, store: Store, tournament: str | None, game: str | None) -> Leaderboard:
         """The leaderboard of a scope: made now, or the newest there is with how old it is."""
+        key = ("board", tournament, game)
+        rate, stamp = recipe(key)
+
         def make(s: Store) -> Leaderboard:
             same = self._same_games(s, tournament, game)
-            return same if same is not None else leaderboard(s, tournament=tournament, game=game)
+            return same if same is not None else rate(s)
 
-        cached = self.memo(store, ("board", tournament, game), make, lambda s: scope_stamp(s, tournament, game),
+        cached = self.memo(store, key, make, stamp,
                            lambda s: _stored(s, board_key(tournament, game), Leaderboard.from_json))
         if cached.value is not None:
             return replace(cached.value, as_of=self.age(cached, ("board", tournament, game)))
@@ -267,6 +281,37 @@ RETRY_SECONDS = 5.0
 # Stored with every view: raise it when what a stored view holds, or how it is computed from the
 # games, changes (the views of an older arena are then made again, not shown as they were).
 VIEWS_VERSION = 1
+
+
+def recipe(key: tuple[Any, ...]) -> tuple[Callable[[Store], Any], Callable[[Store], Stamp]]:
+    """How the value of a cache key is made, and the stamp of what it is made from: one place for
+    the pages that ask for it and for a process that makes it apart (:mod:`arena.web.apart`),
+    which gets the key alone."""
+    kind, *args = key
+    return RECIPES[kind](*args)
+
+
+def _board_recipe(tournament: str | None, game: str | None) -> tuple[Callable[[Store], Any], Callable[[Store], Stamp]]:
+    return (lambda s: leaderboard(s, tournament=tournament, game=game),
+            lambda s: scope_stamp(s, tournament, game))
+
+
+def _standings_recipe(tournament: str) -> tuple[Callable[[Store], Any], Callable[[Store], Stamp]]:
+    return lambda s: standings_view(s, tournament), lambda s: scope_stamp(s, tournament, None)
+
+
+def _bot_recipe(name: str) -> tuple[Callable[[Store], Any], Callable[[Store], Stamp]]:
+    return lambda s: bot_view(s, name), lambda s: scope_stamp(s, None, s.bot(name).game)
+
+
+# The costly values, by the first item of their cache key: a key is all a process needs to make one.
+RECIPES: dict[str, Callable[..., tuple[Callable[[Store], Any], Callable[[Store], Stamp]]]] = {
+    "board": _board_recipe, "standings": _standings_recipe, "bot": _bot_recipe}
+
+
+def make_value(store: Store, key: tuple[Any, ...]) -> tuple[Stamp, Any]:
+    """The value of ``key`` made from ``store`` now, with the stamp of the games it read."""
+    return _made(store, *recipe(key))
 
 
 def _made(store: Store, make: Callable[[Store], T], stamp: Callable[[Store], Stamp]) -> tuple[Stamp, T]:
@@ -433,8 +478,7 @@ def standings_view(store: Store, tournament: str) -> StandingsView:
 def tournament_standings(store: Store, t: Tournament, cache: RatingCache) -> tuple[StandingsView | None, str]:
     """The tournament's standings (None: being made) and what the page says of their age."""
     key = ("standings", t.id)
-    cached = cache.memo(store, key, lambda s: standings_view(s, t.id), lambda s: scope_stamp(s, t.id, None),
-                        lambda s: _stored(s, standings_key(t.id), StandingsView.from_json))
+    cached = cache.memo(store, key, *recipe(key), lambda s: _stored(s, standings_key(t.id), StandingsView.from_json))
     if cached.value is None:
         return None, (f"being made: {cached.stored:,} games; this page reloads itself until they are"
                       + cache.failed(key))
