@@ -140,3 +140,19 @@ def test_the_old_import_path_of_the_bot_program_still_works() -> None:
     import arena.policies.program as old
 
     assert old.PolicyBot is program.PolicyBot and old.main is program.main
+
+
+def test_every_package_says_what_it_owns_and_what_it_may_import() -> None:
+    """Issue 16: each layer's ``__init__`` says in a few lines what it owns and what it may import
+    (the contracts in pyproject.toml enforce the second)."""
+    import ast
+    import re
+
+    packages = sorted(p for p in (ROOT / "arena").iterdir() if (p / "__init__.py").exists())
+    assert len(packages) > 10
+    silent = []
+    for package in packages:
+        doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        if not re.search(r"\b(may import|imports)\b", doc, re.I):
+            silent.append(package.name)
+    assert silent == []

@@ -8,6 +8,8 @@ machines are shared and noisy.
 * cpu: CPU time per decision, referee and bot together (marginal: fixed start-up costs cancel);
 * harness: full-tournament games/s with 4 sandboxed random bots, 1 worker and 2 workers;
 * memory: the coordinator's peak memory over a short and a long tournament.
+
+May import the tournament layer and everything below it.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ A game is one folder here (``reactor/``, ``powder_keg/``): its rules, its polici
 Schema of what its bots see and answer (``schema.json``) and its entry ``GAME`` (a
 :class:`Game`: name, seats, variants, decision points).  The registry finds the folders; nothing
 else in the harness names a game.
+
+May import ``arena.core`` and ``arena.errors`` only: the rules know no harness.
 """
 
 from __future__ import annotations

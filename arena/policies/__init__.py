@@ -1,1 +1,3 @@
-"""Kept so that bot files stored before the move to ``arena.bots.program`` still run."""
+"""Kept so that bot files stored before the move to ``arena.bots.program`` still run.
+
+May import ``arena.bots``; nothing imports it."""

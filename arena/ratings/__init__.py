@@ -26,6 +26,9 @@ never the module's ``setup()`` global, so two computations can not disturb each 
 
 Each game is a free-for-all: every seat is a one-player team, ranked by its place (1 = best,
 equal places tie), ``env.rate([(r,) for r in seats], ranks=[place - 1, ...])``.
+
+May import the games, ``arena.core`` and ``arena.errors``; never storage (it is handed
+results).
 """
 
 from __future__ import annotations

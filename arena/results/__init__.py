@@ -8,6 +8,8 @@ and returns frozen dataclasses with ``to_json()``; the CLI and the web views onl
   separated (docs/confidence.md); :func:`history` — the ratings game by game;
 * :func:`h2h`, :func:`cross` — one pair's head-to-head, every pair's, and results by seat;
 * :func:`standings` — a tournament by its own scoring (Swiss points, tiebreaks, byes, tables).
+
+May import the tournament layer and everything below it (the store through its interface).
 """
 
 from arena.results.board import Board, BoardRow, History, HistoryRow, board, history

@@ -45,6 +45,8 @@ Modules: ``launch`` (the plan that starts a bot: bwrap, uid, rlimits, cgroups, m
 ``uids`` (leasing a uid of its own), ``lifeline`` (dying with the referee), ``mountns`` (a
 bot's mounts without bwrap), ``cleanup`` (what killed referees left behind), ``cgroups``,
 ``seccomp`` and ``config`` (limits, modes, errors).
+
+May import ``arena.core`` and ``arena.errors`` only.
 """
 
 from arena.sandbox.cleanup import reap_orphans, reap_stale_groups, remove_stale_workdirs

@@ -11,6 +11,8 @@ Modules: ``runner`` (a :class:`Tournament` bound to a store: bots, schedule, res
 interface), ``file`` (tournament files: a table of fields, each format adding its own),
 ``fields`` (the kinds of field a file has) and ``spec`` (a tournament's definition as plain
 data).  The playing itself is the execution layer's (:mod:`arena.execution`).
+
+May import the execution layer and everything below it (the store through its interface).
 """
 
 from arena.tournament.formats import place_points
