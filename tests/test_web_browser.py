@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
+from arena.games import get_game
 from arena.storage import open_store
 from arena.web.replay import frames
 from test_web import EVIL, EVIL_STDERR, add_evil_game
@@ -144,6 +145,14 @@ def test_the_powder_keg_viewer_shows_the_pile(db: Path, server: str, page: Page)
     piles = [f["table"]["pile"] for f in data["frames"]]
     expect(page.locator("#pile-count")).to_have_text(str(piles[0]))
     assert page.locator("#pile-order .card").all_inner_texts() == data["frames"][0]["pile"]
+    # Each special card carries its name from the game's own list (Game.card_names); a number card none.
+    names = get_game("powder-keg").card_names
+    for code in set(data["frames"][0]["pile"]):
+        card = page.locator(f'#pile-order .card[data-card="{code}"]').first
+        if code in names:
+            expect(card).to_have_attribute("title", names[code])
+        else:
+            assert card.get_attribute("title") is None
     last = len(piles) - 1
     page.keyboard.press("End")
     expect(page.locator("#pile-count")).to_have_text(str(piles[last]))

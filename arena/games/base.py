@@ -19,6 +19,7 @@ import importlib.resources
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from arena.games.errors import ConfigError, GameError, IllegalAction
@@ -235,6 +236,12 @@ class State(ABC):
     def clone(self, chance: Chance | None = None) -> "State":
         """An independent copy (for look-ahead), optionally with another chance source."""
 
+    def pile_top_first(self) -> list[str]:
+        """The draw pile's cards as codes, from the top down: hidden from every seat, shown by
+        the replay viewer's omniscient view.  This default reads a ``pile`` of codes whose top
+        is its last item; a game that keeps its pile otherwise says so here."""
+        return [str(c) for c in reversed(getattr(self, "pile", []))]
+
     def events(self, seat: int | None, start: int = 0) -> list[Event]:
         """The log from ``start`` on as ``seat`` may see it.
 
@@ -275,6 +282,9 @@ class Game:
     # The module of the game's built-in policies (a dict POLICIES of name -> factory), imported
     # only when a policy is wanted: a referee never needs them.
     policies_module: str | None = field(default=None, repr=False)
+    # Names of the cards a viewer should explain, by card code, e.g. {"S": "Spark (1 or 11)"}:
+    # the replay viewer's tooltips.  Codes left out are plain number cards.
+    card_names: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
     def policies(self) -> dict[str, Any]:
         """This game's own built-in policies by name (arena.games.policy adds ``random``, which

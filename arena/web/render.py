@@ -23,16 +23,6 @@ from markupsafe import Markup
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 
-# Card names for a card's tooltip (seeds/reactor.md A.1, seeds/powder-keg.md section 1).
-CARD_NAMES: dict[str, dict[str, str]] = {
-    "reactor": {"S": "Spark (1 or 11)", "OC": "Overclock (+7, one extra play)", "VS": "Vent Steam (-10)",
-                "FR": "Full Reset (0)", "RL": "Redline (99)", "PB": "Pass the Buck", "RP": "Reverse Polarity",
-                "CB": "Coffee Break"},
-    "powder-keg": {"K": "King (the keg)", "Bk": "Bucket", "Q": "Queen (Veto)", "J": "Jack (Double)",
-                   "10": "Skip", "9": "Favour", "8": "Shuffle", "7": "Peek"},
-}
-
-
 def script_json(data: Any) -> Markup:
     """JSON safe inside a ``<script type="application/json">`` block: ``<``, ``>`` and ``&`` as
     ``\\u`` escapes, so a bot's ``</script>`` can not end the block (the JSON means the same)."""
@@ -148,7 +138,6 @@ def environment() -> jinja2.Environment:
     env.filters["script_json"] = script_json
     env.filters["zip_seats"] = _by_place
     env.filters["clamp"] = _clamp
-    env.globals["card_names"] = CARD_NAMES
     return env
 
 

@@ -23,18 +23,6 @@ from arena.games.seat_view import seat_decisions
 OWN_FIELDS = ("seat", "hand", "decision")
 
 
-def pile_top_first(state: State) -> list[str]:
-    """The draw pile's cards from the top down (hidden from every seat; the omniscient view
-    shows it).  Both engines keep the top card at the end of the list; Powder Keg keeps a card
-    as the index of its code."""
-    from arena.games.powder_keg.rules import CODES as KEG_CODES
-
-    pile = list(reversed(getattr(state, "pile", [])))
-    if state.game == "powder-keg":
-        return [KEG_CODES[c] for c in pile]
-    return [str(c) for c in pile]
-
-
 def public_table(observation: dict[str, Any]) -> dict[str, Any]:
     """An observation without the seat's own fields: what every seat sees alike."""
     return {k: v for k, v in observation.items() if k not in OWN_FIELDS}
@@ -66,7 +54,7 @@ def frames(record: dict[str, Any]) -> dict[str, Any]:
             "log": len(state.log),
             "table": public_table(observations[0]),
             "hands": [o["hand"] for o in observations],
-            "pile": pile_top_first(state),
+            "pile": state.pile_top_first(),
             "to_move": None if decision is None else {"seat": decision.seat, "kind": decision.kind},
         })
     assert state is not None
@@ -90,6 +78,7 @@ def frames(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "game": record["game"],
         "title": game.title,
+        "cards": dict(game.card_names),  # the viewer's tooltips
         "names": list(record["seats"]),
         "variants": list(record["config"].get("variants", [])),
         "result": record["result"],

@@ -643,6 +643,10 @@ class KegState(State):
             "decision": KIND_NAMES[kind] if kind and seat == self.seat else None,
         }
 
+    def pile_top_first(self) -> list[str]:
+        """The pile as codes from the top down (it keeps each card as the index of its code)."""
+        return [CODES[c] for c in reversed(self.pile)]
+
     def clone(self, chance: Chance | None = None) -> "KegState":
         """An independent copy; without ``chance`` it gets a deep copy of this game's chance source."""
         other = KegState.__new__(KegState)
@@ -932,4 +936,6 @@ POWDER_KEG = Game(
     state_class=KegState,
     decisions=KIND_NAMES[1:],
     policies_module="arena.games.powder_keg.policies",
+    card_names={"K": "King (the keg)", "Bk": "Bucket", "Q": "Queen (Veto)", "J": "Jack (Double)", "10": "Skip",
+                "9": "Favour", "8": "Shuffle", "7": "Peek"},  # seeds/powder-keg.md section 1
 )

@@ -649,4 +649,7 @@ REACTOR = Game(
     state_class=ReactorState,
     decisions=("RD1", "RD2"),
     policies_module="arena.games.reactor.policies",
+    card_names={"S": "Spark (1 or 11)", "OC": "Overclock (+7, one extra play)", "VS": "Vent Steam (-10)",
+                "FR": "Full Reset (0)", "RL": "Redline (99)", "PB": "Pass the Buck", "RP": "Reverse Polarity",
+                "CB": "Coffee Break"},  # seeds/reactor.md A.1
 )

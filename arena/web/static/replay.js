@@ -18,17 +18,12 @@
     return e;
   }
 
-  const CARD_NAMES = {
-    reactor: {S: "Spark (1 or 11)", OC: "Overclock (+7, one extra play)", VS: "Vent Steam (-10)", FR: "Full Reset (0)",
-      RL: "Redline (99)", PB: "Pass the Buck", RP: "Reverse Polarity", CB: "Coffee Break"},
-    "powder-keg": {K: "King (the keg)", Bk: "Bucket", Q: "Queen (Veto)", J: "Jack (Double)", "10": "Skip",
-      "9": "Favour", "8": "Shuffle", "7": "Peek"},
-  };
+  const CARD_NAMES = data.cards || {}; // each game's own (Game.card_names)
 
   function card(code) {
     const c = el("span", "card", code);
     c.dataset.card = code;
-    const special = (CARD_NAMES[game] || {})[code];
+    const special = CARD_NAMES[code];
     if (special) { c.title = special; c.classList.add("special"); }
     if (code === "K") c.classList.add("king");
     return c;
@@ -133,7 +128,7 @@
         rev.appendChild(cards(t.revealed.hand));
         center.appendChild(rev);
       }
-    } else {
+    } else if (game === "powder-keg") {
       const pile = el("div", "pile-box");
       pile.appendChild(el("span", "label", "draw pile"));
       pile.appendChild(el("span", "pile-count", t.pile)).id = "pile-count";
@@ -160,6 +155,12 @@
       if (t.favour) info.appendChild(el("span", "", "favour: " + name(t.favour.from) + " asks " + name(t.favour.to)));
       if (t.insert) info.appendChild(el("span", "", "a doused King goes back: index " + t.insert.min + "–" + t.insert.max));
       center.appendChild(info);
+    } else {
+      // A game this viewer has no table for: its public table as data, and the pile's order.
+      const table = el("pre", "table-data", JSON.stringify(t, null, 1));
+      table.id = "table-data";
+      center.appendChild(table);
+      if (seat === null && f.pile.length) center.appendChild(cards(f.pile)).id = "pile-order";
     }
 
     // The seats: name, tokens or state, hand (face up where this view may see it).
@@ -170,7 +171,7 @@
       box.id = "seat-" + s;
       if (s === turn) box.classList.add("to-move");
       if (s === seat) box.classList.add("viewer-seat");
-      const out = game === "reactor" ? !t.active[s] : !t.active.includes(s);
+      const out = game === "reactor" ? !t.active[s] : Array.isArray(t.active) && !t.active.includes(s);
       if (out) box.classList.add("out");
       const head = el("div", "seat-head");
       head.appendChild(el("span", "seat-no", "seat " + s));
@@ -182,7 +183,7 @@
         for (let i = 0; i < t.tokens[s]; i++) tok.appendChild(el("span", "token", "●"));
         tok.appendChild(el("span", "muted", " " + t.tokens[s] + " token(s)"));
         box.appendChild(tok);
-      } else {
+      } else if (game === "powder-keg") {
         box.appendChild(el("div", "muted", (t.eliminated.includes(s) ? "blown up" : t.forfeited.includes(s) ? "forfeited" : "in play")));
         const scores = (data.match || {}).scores;
         if (scores) {
