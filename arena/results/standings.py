@@ -23,7 +23,7 @@ a table with no stored game yet is not shown, and its bots count as sitting out 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass, fields
 from fractions import Fraction
 from typing import Any
@@ -203,14 +203,42 @@ def standings(store: Store, tournament: str) -> Standings:
     def results(pairing: Pairing) -> Played:
         return played[pairing.id]
 
-    pairings = [m.pairing for m in matches]
-    total = fmt.standings(pairings, results)
+    total = fmt.standings([m.pairing for m in matches], results)
+    round_results, met = _rounds(matches, fmt, field, results)
+    tally = _Tally.of(matches)
+    everyone = sorted(set(field) | set(total))
+    byes = {b: sum(b in r.byes for r in round_results) for b in everyone}
+    swiss = fmt.name == "swiss"
+    tb = {b: _buchholz(total, met.get(b, []), byes[b], b) for b in everyone} if swiss else {}
 
+    def key(bot: str) -> tuple[Any, ...]:
+        points = -total.get(bot, Fraction(0))
+        w = -tally.wins.get(bot, 0)
+        if swiss:
+            return (points, -tb[bot][0], -tb[bot][1], w, bot)
+        mp = _mean(tally.places.get(bot, []))
+        return (points, mp if mp is not None else float("inf"), w, bot)
+
+    lines = []
+    for rank, bot in enumerate(sorted(everyone, key=key), start=1):
+        pts = total.get(bot, Fraction(0))
+        lines.append(StandingRow(
+            rank, bot, float(pts), str(pts), len(met.get(bot, [])), byes[bot], tally.games.get(bot, 0),
+            tally.wins.get(bot, 0), _mean(tally.places.get(bot, [])),
+            float(tb[bot][0]) if swiss else None, float(tb[bot][1]) if swiss else None))
+    return Standings(tournament, fmt.name, status, tuple(lines), round_results, fmt.round_count,
+                     SWISS_TIEBREAKS if swiss else ROUND_ROBIN_TIEBREAKS, _versus(store, tournament, fmt))
+
+
+def _rounds(matches: list[_Match], fmt: Format, field: list[str], results: Callable[[Pairing], Played]
+            ) -> tuple[tuple[RoundResult, ...], dict[str, list[list[str]]]]:
+    """Each round's tables (their points by the format, mean places, matches and games) and its
+    byes, and for each bot its tablemates in every round it played."""
     tables: dict[tuple[int, int], list[_Match]] = {}
     for m in matches:
         tables.setdefault((m.pairing.round, m.pairing.table), []).append(m)
     rounds: dict[int, list[TableResult]] = {}
-    met: dict[str, list[list[str]]] = {b: [] for b in field}  # per round played: the tablemates
+    met: dict[str, list[list[str]]] = {b: [] for b in field}
     for (number, table), ms in tables.items():
         round_points = fmt.standings([m.pairing for m in ms], results)
         seated = ms[0].pairing.seats  # every match of a table seats the same bots, rotated
@@ -220,52 +248,41 @@ def standings(store: Store, tournament: str) -> Standings:
             {b: _mean(places[b]) for b in seated}, len(ms), sum(len(m.games) for m in ms)))
         for b in seated:
             met.setdefault(b, []).append([x for x in seated if x != b])
-    round_results = tuple(
+    return tuple(
         RoundResult(n, tuple(sorted(ts, key=lambda x: x.table)),
                     tuple(b for b in field if all(b not in x.bots for x in ts)))
-        for n, ts in sorted(rounds.items()))
+        for n, ts in sorted(rounds.items())), met
 
-    all_places: dict[str, list[int]] = {}
-    wins: dict[str, int] = {}
-    games: dict[str, int] = {}
-    for m in matches:
-        for g in m.games:
-            for seat, bot in enumerate(m.pairing.seats):
-                games[bot] = games.get(bot, 0) + 1
-                wins[bot] = wins.get(bot, 0) + (g.winner == seat)  # winner: the sole first place
-        for bot, ps in m.places.items():
-            all_places.setdefault(bot, []).extend(ps)
-    swiss = fmt.name == "swiss"
-    everyone = sorted(set(field) | set(total))
-    byes = {b: sum(b in r.byes for r in round_results) for b in everyone}
 
-    def buchholz(bot: str) -> tuple[Fraction, Fraction]:
-        parts = [sum((total.get(x, Fraction(0)) for x in mates), Fraction(0)) / len(mates)
-                 for mates in met.get(bot, []) if mates]
-        parts += [total.get(bot, Fraction(0))] * byes[bot]
-        whole = sum(parts, Fraction(0))
-        median = whole - max(parts) - min(parts) if len(parts) >= 3 else whole
-        return whole, median
+@dataclass(slots=True)
+class _Tally:
+    """Each bot's places (in games where some bot played), wins and games over the matches."""
 
-    tb = {b: buchholz(b) for b in everyone} if swiss else {}
+    places: dict[str, list[int]]
+    wins: dict[str, int]
+    games: dict[str, int]
 
-    def key(bot: str) -> tuple[Any, ...]:
-        points = -total.get(bot, Fraction(0))
-        w = -wins.get(bot, 0)
-        if swiss:
-            return (points, -tb[bot][0], -tb[bot][1], w, bot)
-        mp = _mean(all_places.get(bot, []))
-        return (points, mp if mp is not None else float("inf"), w, bot)
+    @classmethod
+    def of(cls, matches: list[_Match]) -> _Tally:
+        tally = cls({}, {}, {})
+        for m in matches:
+            for g in m.games:
+                for seat, bot in enumerate(m.pairing.seats):
+                    tally.games[bot] = tally.games.get(bot, 0) + 1
+                    tally.wins[bot] = tally.wins.get(bot, 0) + (g.winner == seat)  # winner: the sole first place
+            for bot, ps in m.places.items():
+                tally.places.setdefault(bot, []).extend(ps)
+        return tally
 
-    lines = []
-    for rank, bot in enumerate(sorted(everyone, key=key), start=1):
-        pts = total.get(bot, Fraction(0))
-        lines.append(StandingRow(
-            rank, bot, float(pts), str(pts), len(met.get(bot, [])), byes[bot], games.get(bot, 0),
-            wins.get(bot, 0), _mean(all_places.get(bot, [])),
-            float(tb[bot][0]) if swiss else None, float(tb[bot][1]) if swiss else None))
-    return Standings(tournament, fmt.name, status, tuple(lines), round_results, fmt.round_count,
-                     SWISS_TIEBREAKS if swiss else ROUND_ROBIN_TIEBREAKS, _versus(store, tournament, fmt))
+
+def _buchholz(total: dict[str, Fraction], met: list[list[str]], byes: int, bot: str) -> tuple[Fraction, Fraction]:
+    """A bot's Buchholz and median Buchholz (see the module's docstring) from the final points,
+    its tablemates in each round it played, and its byes."""
+    parts = [sum((total.get(x, Fraction(0)) for x in mates), Fraction(0)) / len(mates) for mates in met if mates]
+    parts += [total.get(bot, Fraction(0))] * byes
+    whole = sum(parts, Fraction(0))
+    median = whole - max(parts) - min(parts) if len(parts) >= 3 else whole
+    return whole, median
 
 
 def _versus(store: Store, tournament: str, fmt: Format) -> tuple[PairStats, ...]:
