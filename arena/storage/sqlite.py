@@ -152,6 +152,20 @@ def _make_private(path: str) -> None:
                             "owner may read it", name)
 
 
+def _fault_rows(game_id: str, bots: list[str], faults: Iterable[FaultRecord]) -> list[tuple[Any, ...]]:
+    """The rows of a game's faults, each checked against the table (its seat there, its bot that
+    seat's): a fault of no seat at the table is refused, not stored under a wrong name."""
+    rows = []
+    for f in faults:
+        if not 0 <= f.seat < len(bots):
+            raise StorageError(f"game {game_id!r}: a fault names seat {f.seat}, which is not at the table")
+        if f.bot is not None and f.bot != bots[f.seat]:
+            raise StorageError(f"game {game_id!r}: a fault of seat {f.seat} names bot {f.bot!r}, "
+                               f"but {bots[f.seat]!r} sits there")
+        rows.append((game_id, f.seat, bots[f.seat], f.kind, f.message, f.decision, int(f.collateral)))
+    return rows
+
+
 class SqliteStore(Store):
     """The arena database in one SQLite file (or in memory, for tests and throwaway runs)."""
 
@@ -694,30 +708,14 @@ class SqliteStore(Store):
                         )
                     return False
                 bots = self._seat_bots(game)
-                self.db.execute(
-                    "INSERT INTO games (id, seq, tournament, game, variants, players, seats, round, table_no,"
-                    " match_id, match_game, seed, started, finished, capped, winner, duration_ms, record)"
-                    " VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM games), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                    " ?, ?, ?, ?, ?)",
-                    [game.id, game.tournament, game.game, orjson.dumps(list(game.variants)).decode(),
-                     len(game.seats), orjson.dumps(list(game.seats)).decode(), game.round, game.table_no,
-                     game.match_id, game.match_game, game.seed, game.started, game.finished or _now(),
-                     int(game.capped), game.winner, game.duration_ms, blob],
-                )
+                fault_rows = _fault_rows(game.id, bots, faults)
+                self._insert_game(game, blob)
                 self.db.conn.executemany(
                     "INSERT INTO results (game_id, seat, bot_version_id, bot, place, points, forfeited)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(game.id, r.seat, game.seats[r.seat], bots[r.seat], r.place, int(r.seat == game.winner),
                       int(r.forfeited)) for r in results],
                 )
-                fault_rows = []
-                for f in faults:
-                    if not 0 <= f.seat < len(bots):
-                        raise StorageError(f"game {game.id!r}: a fault names seat {f.seat}, which is not at the table")
-                    if f.bot is not None and f.bot != bots[f.seat]:
-                        raise StorageError(f"game {game.id!r}: a fault of seat {f.seat} names bot {f.bot!r}, "
-                                           f"but {bots[f.seat]!r} sits there")
-                    fault_rows.append((game.id, f.seat, bots[f.seat], f.kind, f.message, f.decision, int(f.collateral)))
                 if fault_rows:  # most games have none
                     self.db.conn.executemany(
                         "INSERT INTO faults (game_id, seat, bot, kind, message, decision, collateral)"
@@ -731,6 +729,19 @@ class SqliteStore(Store):
         except sqlite3.IntegrityError as e:
             raise StorageError(f"game {game.id!r} was not stored ({e}); nothing of it was written") from e
         return True
+
+    def _insert_game(self, game: GameRow, blob: bytes) -> None:
+        """The game's own row, numbered one past the newest (``seq``: the order of commits)."""
+        self.db.execute(
+            "INSERT INTO games (id, seq, tournament, game, variants, players, seats, round, table_no,"
+            " match_id, match_game, seed, started, finished, capped, winner, duration_ms, record)"
+            " VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM games), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?, ?, ?, ?)",
+            [game.id, game.tournament, game.game, orjson.dumps(list(game.variants)).decode(),
+             len(game.seats), orjson.dumps(list(game.seats)).decode(), game.round, game.table_no,
+             game.match_id, game.match_game, game.seed, game.started, game.finished or _now(),
+             int(game.capped), game.winner, game.duration_ms, blob],
+        )
 
     @staticmethod
     def _check_game(game: GameRow, results: list[SeatResult]) -> None:
