@@ -839,3 +839,22 @@ def test_an_illegal_action_fault_shows_the_legal_list_bounded() -> None:
                               '{"type":"play","card":"SP","value":0}, {"type":"play","card":"SP","value":1}')
     shown = message.count('"value":')
     assert 2 <= shown < 20 and message.endswith(f", and {20 - shown} more") and len(message) < 300
+
+
+def test_a_bot_that_imports_the_sdk_does_not_import_asyncio() -> None:
+    """The SDK is what every Python bot imports before it says hello: asyncio (which pyzmq's
+    monitor helpers pull in) was a third of a bot's start-up, paid once per bot per tournament."""
+    code = "import sys, protocol.sdk; print(sorted(m for m in ('asyncio', 'zmq.asyncio') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_monitor_event_is_read_from_the_first_frame() -> None:
+    """A drop is told by the monitor's event number (a 16-bit number, then a 32-bit value)."""
+    import struct
+
+    from protocol.transport import _monitor_event
+
+    assert _monitor_event([struct.pack("=Hi", zmq.EVENT_DISCONNECTED, 7), b"ipc://x"]) == zmq.EVENT_DISCONNECTED
+    assert _monitor_event([struct.pack("=Hi", zmq.EVENT_CONNECTED, 7), b"ipc://x"]) == zmq.EVENT_CONNECTED
+    assert _monitor_event([b""]) == 0
