@@ -145,7 +145,8 @@ def main() -> None:
         "/", "/leaderboard/reactor", "/leaderboard/powder-keg", "/tournaments/bench-reactor",
         "/tournaments/bench-powder-keg", "/api/tournaments/bench-reactor/progress", f"/bots/{quote(bot)}",
         "/games", f"/games?before={deep}", f"/games?bot={quote(bot)}", "/games?tournament=bench-powder-keg",
-        f"/games?bot={quote(bot)}&before={deep}", f"/games/{quote(newest.id)}", f"/games/{quote(keg.id)}",
+        f"/games?bot={quote(bot)}&before={deep}", "/games?faults=1", f"/games?faults=1&bot={quote(bot)}",
+        f"/games/{quote(newest.id)}", f"/games/{quote(keg.id)}",
     ]
     with served(args.db, ready=READY, quiet=True) as base:
         # First every page once, right after the start: the rated pages come from the views the
