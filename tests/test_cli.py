@@ -487,10 +487,10 @@ def bot_folders(prefix: str) -> set[Path]:
 
 def run_until_games_are_stored(tmp_path: Path, name: str, workers: int,
                                cluster: bool = False) -> tuple[subprocess.Popen, list[str], Path]:
-    """`arena run` of a 60-game tournament (one table, 20 games per seat rotation, so bots start
+    """`arena run` of a 30-game tournament (one table, 10 games per seat rotation, so bots start
     only at each job's start) in a session of its own, once it has stored 6 games.  Its bots are
     named after the tournament (``{name}0``, ...)."""
-    spec = random_tournament(tmp_path, name, bots=3, seats=3, extra="games = 20", prefix=name)
+    spec = random_tournament(tmp_path, name, bots=3, seats=3, extra="games = 10", prefix=name)
     db = tmp_path / "a.db"
     command = [sys.executable, "-m", "arena.cli", "run", str(spec), "--db", str(db), "--quiet", "--workers", str(workers)]
     if cluster:
@@ -544,10 +544,10 @@ def test_ctrl_c_during_run_says_how_to_resume(tmp_path: Path, workers: int, clus
     assert bot_folders(name) == before, err  # every bot's working folder removed
     with sqlite3.connect(db) as conn:
         kept = conn.execute("SELECT count(*) FROM games").fetchone()[0]
-    assert 6 <= kept < 60
+    assert 6 <= kept < 30
     rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE_S)
     assert rerun.returncode == 0, rerun.stderr
-    assert f"{60 - kept} games played now, {kept} already stored" in rerun.stdout
+    assert f"{30 - kept} games played now, {kept} already stored" in rerun.stdout
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -569,7 +569,7 @@ def test_sigterm_during_run_stops_it_cleanly_and_says_how_to_resume(tmp_path: Pa
     rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE_S)
     assert rerun.returncode == 0 and "already stored" in rerun.stdout, rerun.stderr
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 60
+        assert conn.execute("SELECT count(*) FROM games").fetchone()[0] == 30
 
 
 def test_schema_is_json_schema_of_every_message() -> None:
