@@ -34,7 +34,7 @@ install: $(VENV)/.installed
 # without the .pyc files, 0.42 s with them).  Python checks each file against its source, so an
 # edited module is compiled afresh, never run stale.
 bytecode: | $(BIN)/python
-	@$(BIN)/python -m compileall -q -j 0 arena protocol >/dev/null
+	@$(BIN)/python -m compileall -q -j 0 arena protocol
 
 install-test: $(VENV)/.installed-test
 
