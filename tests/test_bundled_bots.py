@@ -16,6 +16,15 @@ from arena.tournament.file import load_tournament
 from common import ROOT
 
 
+# How far ahead of random (in mean place over the 36 games) the heuristic must finish.  Each
+# database deals from a key of its own, so each run plays other deals.  In Powder Keg, at three
+# seats, the heuristic is only 0.60 ahead on average (`python benchmarks/bundled_margin.py --runs
+# 300`, in-process, 2026-12-03): a margin of 0.5 failed 98 of the 300 runs (so this test failed
+# about one run in three), a margin of 0.1 one, and the heuristic was never behind.  Reactor's
+# heuristic is far ahead (a 0.5 margin has not failed in any CI run).
+HEURISTIC_MARGIN = {"reactor": 0.5, "powder-keg": 0.1}
+
+
 @pytest.mark.perf  # bots' strength in a real tournament
 @pytest.mark.parametrize(("game", "prefix", "points"), [("reactor", "reactor", 1), ("powder-keg", "keg", 1)])
 def test_bundled_bots_rank_in_order_of_strength(tmp_path: Path, game: str, prefix: str, points: int) -> None:
@@ -32,7 +41,7 @@ def test_bundled_bots_rank_in_order_of_strength(tmp_path: Path, game: str, prefi
     board = {row.bot: row for row in outcome.leaderboard}
     assert all(row.faults == {} for row in outcome.leaderboard)
     assert [row.bot for row in outcome.leaderboard][-1] == "random"
-    assert board["heuristic"].mean_place < board["random"].mean_place - 0.5
+    assert board["heuristic"].mean_place < board["random"].mean_place - HEURISTIC_MARGIN[game]
     assert board["strong"].mean_place < board["random"].mean_place - 0.5
     assert board["random"].score < min(board["heuristic"].score, board["strong"].score)
     assert board["strong"].mean_place < board["heuristic"].mean_place
