@@ -128,6 +128,13 @@ def make(uid: int, memory_bytes: int, processes: int, cpus: set[int] | None = No
     return BotGroup(tuple(paths))
 
 
+def existing(uid: int) -> BotGroup | None:
+    """The groups named after ``uid`` that exist now (left by its last bot), or None."""
+    name = f"arena-bot-{uid}"
+    paths = tuple(path for controller in (*CONTROLLERS, "cpu", "cpuset") if (path := ROOT / controller / name).is_dir())
+    return BotGroup(paths) if paths else None
+
+
 def bot_groups() -> dict[int, BotGroup]:
     """Every bot's groups on this machine, by the uid they are named after."""
     found: dict[int, list[Path]] = {}

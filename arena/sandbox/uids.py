@@ -10,8 +10,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.sandbox import cgroups
 from arena.sandbox.config import SandboxError
-from arena.sandbox.procs import _all_procs, _kill_uid_until_gone, _live_pids_of_uid
+from arena.sandbox.procs import _all_procs, _kill_group_until_gone, _kill_uid_until_gone, _live_pids_of_uid
 from arena.sandbox.workdirs import _remove_tree
 
 log = logging.getLogger("arena.sandbox")
@@ -68,6 +69,15 @@ def _lease_uid() -> _UidLease:
         lease = _try_lease(directory, uid)
         if lease is None:
             continue
+        # A free uid whose groups hold processes belongs to a referee that died: a bot of its on
+        # its way to the uid (still root, in bwrap or setpriv) would, once there, find its lifeline
+        # closed and kill every process of the uid, the next bot's too.
+        group = cgroups.existing(uid)
+        if group is not None and group.pids():
+            log.warning("killing stale processes in the cgroups of uid %d left by a dead referee", uid)
+            if not _kill_group_until_gone(group, timeout=1.0):
+                lease.release()
+                continue
         # A free uid with processes belongs to a referee that died: those are stale bots.
         if any(uid in p.uids for p in _all_procs()):
             if _live_pids_of_uid(uid):
