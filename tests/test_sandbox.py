@@ -225,26 +225,31 @@ def test_groups_of_a_dead_referee_are_swept_and_their_processes_killed() -> None
 
 
 @needs_cgroups
+@pytest.mark.parametrize("joined", [True, False], ids=["in-its-cgroup", "before-its-cgroup"])
 @pytest.mark.parametrize("mode", BOTH_MODES)
 def test_a_dead_referees_bot_still_on_its_way_to_its_uid_cannot_kill_the_next_bot_of_that_uid(
-        mode: str, endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        mode: str, joined: bool, endpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A referee killed with ``kill -9`` while it starts a bot frees the bot's uid at once, but the
-    bot's start-up chain (cgroup join, bwrap, setpriv) may still be running as root: no process
-    of the uid yet.  When it reaches the uid its guard finds the lifeline closed and kills every
-    process of that uid, which by then could be the next referee's bot, killed before its hello
-    and charged with a crash (it happened in CI, beside the kill -9 tests of
-    test_sandbox_attacks).  What runs in the uid's cgroup is the dead referee's, so leasing the uid
-    stops it first."""
+    bot's start-up chain (cgroup join, bwrap, prlimit, setpriv) may still be running as root: no
+    process of the uid yet.  When it reaches the uid its guard finds the lifeline closed and kills
+    every process of that uid, which by then could be the next referee's bot, killed before its
+    hello and charged a crash (it happened in CI, beside the kill -9 tests of
+    test_sandbox_attacks).  Leasing the uid stops such a chain first: found by its cgroup, or
+    (before it has joined one) by the ``--reuid`` in its command line.  Here the stale chain
+    would strike 30 s on; it must be killed as the next bot starts."""
     uid = sandbox_uids.UID_RANGE.stop - 8  # no other test takes it; referees take the lowest free
+    # (a zombie of the uid's last bot, until init reaps it, would make the referee take another)
+    wait_until(lambda: not any(uid in p.uids for p in procs._all_procs()), "the uid's last bot to be reaped")
     lease = sandbox_uids._try_lease(sandbox_uids._lock_dir(), uid)
     assert lease is not None, "another test holds the uid"
     group = cgroups.make(uid, 64 * 1024 * 1024, 8)
-    on_its_way = subprocess.Popen([
-        *group.join_command(), "/bin/sh", "-c",
-        f"sleep 3; exec setpriv --reuid={uid} --regid={uid} --clear-groups /bin/sh -c 'kill -9 -1'",
-    ], start_new_session=True)
+    rest = ["/bin/sh", "-c", 'sleep 30; exec "$@"', "arena-stale",
+            "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "/bin/sh", "-c", "kill -9 -1"]
+    on_its_way = subprocess.Popen([*group.join_command(), *rest] if joined else rest, start_new_session=True)
     try:
-        wait_until(lambda: on_its_way.pid in group.pids(), "the stale start-up to join its group")
+        cmdline = Path(f"/proc/{on_its_way.pid}/cmdline")
+        wait_until(lambda: f"--reuid={uid}".encode() in cmdline.read_bytes().split(b"\0")
+                   and (on_its_way.pid in group.pids()) == joined, "the stale start-up to be on its way")
         lease.release()  # its referee died
         monkeypatch.setattr(sandbox_uids, "UID_RANGE", range(uid, uid + 1))
         bot = start(endpoint_dir, mode, "sandbox_sleeper.py")
@@ -252,7 +257,6 @@ def test_a_dead_referees_bot_still_on_its_way_to_its_uid_cannot_kill_the_next_bo
             assert bot.uid == uid
             assert on_its_way.wait(timeout=PATIENCE_S) == -signal.SIGKILL
             wait_for(bot, "ready")
-            time.sleep(3.5)  # past the moment the stale guard would have struck
             assert bot.alive()
         finally:
             stop_and_check(bot)

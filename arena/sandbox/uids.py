@@ -5,14 +5,16 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import signal
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.sandbox import cgroups
 from arena.sandbox.config import SandboxError
-from arena.sandbox.procs import _all_procs, _kill_group_until_gone, _kill_uid_until_gone, _live_pids_of_uid
+from arena.sandbox.procs import _Proc, _all_procs, _kill, _kill_group_until_gone, _kill_uid_until_gone, _live_pids_of_uid
 from arena.sandbox.workdirs import _remove_tree
 
 log = logging.getLogger("arena.sandbox")
@@ -69,28 +71,62 @@ def _lease_uid() -> _UidLease:
         lease = _try_lease(directory, uid)
         if lease is None:
             continue
-        # A free uid whose groups hold processes belongs to a referee that died: a bot of its on
-        # its way to the uid (still root, in bwrap or setpriv) would, once there, find its lifeline
-        # closed and kill every process of the uid, the next bot's too.
-        group = cgroups.existing(uid)
-        if group is not None and group.pids():
-            log.warning("killing stale processes in the cgroups of uid %d left by a dead referee", uid)
-            if not _kill_group_until_gone(group, timeout=1.0):
-                lease.release()
-                continue
-        # A free uid with processes belongs to a referee that died: those are stale bots.
-        if any(uid in p.uids for p in _all_procs()):
-            if _live_pids_of_uid(uid):
-                log.warning("killing stale processes of uid %d left by a dead referee", uid)
-            if not _kill_uid_until_gone(uid, timeout=1.0) or any(
-                uid in p.uids for p in _all_procs()
-            ):
-                # Unreaped zombies still count towards RLIMIT_NPROC: take another uid.
-                lease.release()
-                continue
+        if not _stop_stale(uid):
+            lease.release()
+            continue
         _remove_stale_workdirs(uid)
         return lease
     raise SandboxError(f"all bot uids {UID_RANGE.start}-{UID_RANGE.stop - 1} are in use")
+
+
+# The programs of a bot's start-up chain before it reaches its uid (arena.sandbox.launch.LaunchPlan).
+_CHAIN = frozenset({"sh", "dash", "bash", "bwrap", "prlimit", "chrt", "setpriv"})
+
+
+def _on_the_way_to(uid: int, procs: list[_Proc] | None = None) -> list[int]:
+    """Root processes of a bot's start-up chain bound for ``uid``: each layer's command line
+    holds the rest of the chain, setpriv's ``--reuid`` with it (only root can start one)."""
+    mark = f"--reuid={uid}".encode()
+    found = []
+    for p in _all_procs() if procs is None else procs:
+        if p.zombie or p.uids[0] != 0 or p.comm not in _CHAIN:
+            continue
+        try:
+            args = Path(f"/proc/{p.pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if mark in args:
+            found.append(p.pid)
+    return found
+
+
+def _stop_stale(uid: int) -> bool:
+    """Stop what a referee that died left of a uid now leased; False if something survives.
+
+    Its bots may still run as the uid.  A bot it was starting may still be on its way there
+    (root, in its cgroup, in bwrap or setpriv): once there, its guard would find the lifeline
+    closed and kill every process of the uid, by then the next referee's bot too."""
+    group = cgroups.existing(uid)
+    now = _all_procs()
+    if _on_the_way_to(uid, now) or (group is not None and group.pids()):
+        log.warning("killing what a dead referee left in the cgroups of uid %d or on its way to it", uid)
+        if group is not None and not _kill_group_until_gone(group, timeout=1.0):
+            return False
+        deadline = time.monotonic() + 1.0
+        while on_the_way := _on_the_way_to(uid):
+            if time.monotonic() > deadline:
+                return False
+            for pid in on_the_way:
+                _kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
+        now = _all_procs()
+    if any(uid in p.uids for p in now):
+        if _live_pids_of_uid(uid):
+            log.warning("killing stale processes of uid %d left by a dead referee", uid)
+        # Unreaped zombies still count towards RLIMIT_NPROC: then another uid is taken.
+        if not _kill_uid_until_gone(uid, timeout=1.0) or any(uid in p.uids for p in _all_procs()):
+            return False
+    return True
 
 
 def _remove_stale_workdirs(uid: int) -> None:
