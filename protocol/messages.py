@@ -16,7 +16,6 @@ one source of truth either way.
 from __future__ import annotations
 
 import copy
-import importlib.resources
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -376,6 +375,8 @@ def error(kind: FaultKind | str, message: str) -> ErrorMsg:
 
 @cache
 def _schema_text() -> str:
+    import importlib.resources  # here: a bot never reads the schema, and the import costs each one 6 ms
+
     return importlib.resources.files("protocol").joinpath("schema.json").read_text(encoding="utf-8")
 
 
