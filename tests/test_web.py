@@ -10,7 +10,6 @@ import copy
 import hashlib
 import html
 import json
-import os
 import re
 import sqlite3
 import threading
@@ -577,30 +576,6 @@ def test_a_large_scope_is_rated_in_a_process_of_its_own(db: Path, tmp_path: Path
     board = body.split('id="leaderboard"')[1].split("</table>")[0]
     assert re.findall(r'data-bot="([^"]+)"', board) == [r.bot for r in expected.rows]
     assert [f"{r.score:.2f}" in board for r in expected.rows] == [True] * len(expected.rows)
-
-
-def test_the_rating_process_runs_at_the_lowest_cpu_priority(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A large scope is rated in a process of its own at nice 19, so that on a busy machine its
-    minutes of rating give way to the server's pages (issue 19: a tournament page took 226 ms
-    while one was rated at the same priority).  Read back from the kernel for the real process,
-    whose value is the one made in-process."""
-    from arena.web import apart
-
-    seen: list[tuple[int, int]] = []
-    real = apart._yield_cpu
-
-    def watched(pid: int | None) -> None:
-        real(pid)
-        assert pid is not None
-        seen.append((pid, os.getpriority(os.PRIO_PROCESS, pid)))  # (not yet reaped: it can be read)
-
-    monkeypatch.setattr(apart, "_yield_cpu", watched)
-    key = ("board", REACTOR, None)
-    stamp, board = apart.make_apart(str(db), key)
-    assert len(seen) == 1 and seen[0][0] != os.getpid() and seen[0][1] == apart.LOWEST == 19
-    with open_store(db, readonly=True) as store:
-        made_stamp, made = views.make_value(store, key)
-    assert stamp == made_stamp and board.to_json() == made.to_json()
 
 
 def test_a_failure_of_the_rating_process_is_said_on_the_page(db: Path, tmp_path: Path,

@@ -8,10 +8,7 @@ machine's other core does the rating.
 One process per value, started afresh (``spawn``: never a fork of a server that runs threads),
 given the database and the value's cache key (:func:`arena.web.views.recipe`), and sending back
 the value and the stamp of the games it read.  It is a daemon of the server: it ends with it,
-and with the server killed outright, it is killed too (``PR_SET_PDEATHSIG``).  It runs at the
-lowest CPU priority (nice 19, set as it starts, so its imports too): on a machine whose cores are
-busy, its minutes of rating give way to the pages it is making a value for, which wait on nothing
-else."""
+and with the server killed outright, it is killed too (``PR_SET_PDEATHSIG``)."""
 
 from __future__ import annotations
 
@@ -39,7 +36,6 @@ def make_apart(db: str, key: tuple[Any, ...]) -> tuple[views.Stamp, Any]:
     process = context.Process(target=_child, args=(db, key, send, os.getpid()), name=f"arena-web-{key[0]}", daemon=True)
     process.start()
     send.close()  # the child's end: the parent's copy would keep recv() from seeing the child end
-    _yield_cpu(process.pid)
     try:
         try:
             ok, payload = receive.recv()
@@ -75,17 +71,4 @@ def _die_with_parent() -> None:
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):
-        pass
-
-
-LOWEST = 19  # the highest niceness
-
-
-def _yield_cpu(pid: int | None) -> None:
-    """Give the process ``pid`` the lowest CPU priority (it may have ended already)."""
-    if pid is None:
-        return
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, LOWEST)
-    except OSError:
         pass
