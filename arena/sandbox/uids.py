@@ -79,7 +79,8 @@ def _lease_uid() -> _UidLease:
     raise SandboxError(f"all bot uids {UID_RANGE.start}-{UID_RANGE.stop - 1} are in use")
 
 
-# The programs of a bot's start-up chain before it reaches its uid (arena.sandbox.launch.LaunchPlan).
+# The programs of a bot's start-up chain before it reaches its uid (arena.sandbox.launch.LaunchPlan;
+# the private mounts of a bot without bwrap are made by our Python).
 _CHAIN = frozenset({"sh", "dash", "bash", "bwrap", "prlimit", "chrt", "setpriv"})
 
 
@@ -89,7 +90,7 @@ def _on_the_way_to(uid: int, procs: list[_Proc] | None = None) -> list[int]:
     mark = f"--reuid={uid}".encode()
     found = []
     for p in _all_procs() if procs is None else procs:
-        if p.zombie or p.uids[0] != 0 or p.comm not in _CHAIN:
+        if p.zombie or p.uids[0] != 0 or not (p.comm in _CHAIN or p.comm.startswith("python")):
             continue
         try:
             args = Path(f"/proc/{p.pid}/cmdline").read_bytes().split(b"\0")
