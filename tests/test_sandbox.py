@@ -237,20 +237,26 @@ def test_a_dead_referees_bot_still_on_its_way_to_its_uid_cannot_kill_the_next_bo
     test_sandbox_attacks).  Leasing the uid stops such a chain first: found by its cgroup, or
     (before it has joined one) by the ``--reuid`` in its command line.  Here the stale chain
     would strike 30 s on; it must be killed as the next bot starts."""
-    uid = sandbox_uids.UID_RANGE.stop - 8  # no other test takes it; referees take the lowest free
+    # A uid of this case's own (cases run in parallel): no other test takes it, and referees take
+    # the lowest free one.
+    uid = sandbox_uids.UID_RANGE.stop - 8 - {"strict": 0, "none": 2}[mode] - joined  # -8 to -11
     # (a zombie of the uid's last bot, until init reaps it, would make the referee take another)
     wait_until(lambda: not any(uid in p.uids for p in procs._all_procs()), "the uid's last bot to be reaped")
     lease = sandbox_uids._try_lease(sandbox_uids._lock_dir(), uid)
     assert lease is not None, "another test holds the uid"
     group = cgroups.make(uid, 64 * 1024 * 1024, 8)
-    rest = ["/bin/sh", "-c", 'sleep 30; exec "$@"', "arena-stale",
+    # One process, as a chain is (each layer execs the next): a layer that waits, then goes on.
+    rest = [sys.executable, "-c", "import os, sys, time; time.sleep(30); os.execvp(sys.argv[1], sys.argv[1:])",
             "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "/bin/sh", "-c", "kill -9 -1"]
     on_its_way = subprocess.Popen([*group.join_command(), *rest] if joined else rest, start_new_session=True)
     try:
         cmdline = Path(f"/proc/{on_its_way.pid}/cmdline")
         wait_until(lambda: f"--reuid={uid}".encode() in cmdline.read_bytes().split(b"\0")
                    and (on_its_way.pid in group.pids()) == joined, "the stale start-up to be on its way")
-        lease.release()  # its referee died
+        # Its referee died, and the next one leases the uid: handed over here without letting
+        # it go, so that no other test's referee can take it in between.
+        real_try_lease = sandbox_uids._try_lease
+        monkeypatch.setattr(sandbox_uids, "_try_lease", lambda directory, u: lease if u == uid else real_try_lease(directory, u))
         monkeypatch.setattr(sandbox_uids, "UID_RANGE", range(uid, uid + 1))
         bot = start(endpoint_dir, mode, "sandbox_sleeper.py")
         try:
@@ -259,8 +265,9 @@ def test_a_dead_referees_bot_still_on_its_way_to_its_uid_cannot_kill_the_next_bo
             wait_for(bot, "ready")
             assert bot.alive()
         finally:
-            stop_and_check(bot)
+            stop_and_check(bot)  # (gives the lease back)
     finally:
+        lease.release()
         on_its_way.kill()
         on_its_way.wait()
 
