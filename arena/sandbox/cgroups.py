@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
-CONTROLLERS = ("memory", "pids")
+CONTROLLERS = ("memory", "pids")  # always made: the limits every bot gets
+HIERARCHIES = (*CONTROLLERS, "cpu", "cpuset")  # every hierarchy a bot's groups may be in
 CPU_SHARES = 1024  # the weight of one ordinary process: a whole bot weighs as one
 _NAME = re.compile(r"arena-bot-([0-9]+)")  # a bot's groups, named after its uid
 
@@ -98,7 +99,7 @@ def make(uid: int, memory_bytes: int, processes: int, cpus: set[int] | None = No
     """The groups of the bot running as ``uid``, with its limits set (made, or taken over from a
     referee that died), kept to ``cpus`` where given and the ``cpuset`` hierarchy is writable.
     Raises OSError if the kernel refuses."""
-    name = f"arena-bot-{uid}"
+    name = _name(uid)
     paths: list[Path] = []
     for controller in CONTROLLERS:
         path = ROOT / controller / name
@@ -128,17 +129,22 @@ def make(uid: int, memory_bytes: int, processes: int, cpus: set[int] | None = No
     return BotGroup(tuple(paths))
 
 
+def _name(uid: int) -> str:
+    """The name of the groups of the bot running as ``uid`` (what :data:`_NAME` reads back)."""
+    return f"arena-bot-{uid}"
+
+
 def existing(uid: int) -> BotGroup | None:
     """The groups named after ``uid`` that exist now (left by its last bot), or None."""
-    name = f"arena-bot-{uid}"
-    paths = tuple(path for controller in (*CONTROLLERS, "cpu", "cpuset") if (path := ROOT / controller / name).is_dir())
+    name = _name(uid)
+    paths = tuple(path for controller in HIERARCHIES if (path := ROOT / controller / name).is_dir())
     return BotGroup(paths) if paths else None
 
 
 def bot_groups() -> dict[int, BotGroup]:
     """Every bot's groups on this machine, by the uid they are named after."""
     found: dict[int, list[Path]] = {}
-    for controller in (*CONTROLLERS, "cpu", "cpuset"):
+    for controller in HIERARCHIES:
         try:
             entries = sorted((ROOT / controller).glob("arena-bot-*"))
         except OSError:
