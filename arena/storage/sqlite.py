@@ -36,6 +36,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,20 @@ def _fault_rows(game_id: str, bots: list[str], faults: Iterable[FaultRecord]) ->
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """What :meth:`SqliteStore.scope_size` counted of one scope: its games, the newest one's
+    number and id (by which a later count knows the file is the same database)."""
+
+    games: int
+    newest: int
+    newest_id: str
+
+
+# Per database file (device, inode), per scope (tournament, game): what this process counted.
+_COUNTED: dict[tuple[int, int], dict[tuple[str | None, str | None], _Counted]] = {}
+
+
 class SqliteStore(Store):
     """The arena database in one SQLite file (or in memory, for tests and throwaway runs)."""
 
@@ -194,6 +209,7 @@ class SqliteStore(Store):
         refused, never converted)."""
         self.path = path
         self._bot_cache: Path | None = None  # made on first use, for a database in memory
+        self._identity: tuple[int, int] | None = None  # the file, for what this process counted in it
         try:
             if self.path == MEMORY:
                 self.db = Database(memory=True)
@@ -241,6 +257,10 @@ class SqliteStore(Store):
             raise StorageError(
                 f"cannot open {self.path} as an arena database ({e}); check the path, or pass another database file"
             ) from e
+        if self.path != MEMORY:
+            with suppress(OSError):
+                st = os.stat(self.path)
+                self._identity = (st.st_dev, st.st_ino)
 
     def _connect_readonly(self) -> Database:
         path = Path(self.path).resolve()
@@ -1006,12 +1026,33 @@ class SqliteStore(Store):
 
     def scope_size(self, *, tournament: str | None = None, game: str | None = None) -> tuple[int, int]:
         """(games, newest commit number) of a tournament's or a game's games (both None: all),
-        counted down the index of step 9 without reading a row."""
+        counted down the index of step 9 without reading a row: in full the first time this
+        process asks of this file, then only the games committed after the newest it counted
+        (games are only ever added, each numbered past the newest: 50,000 took 12 ms to count,
+        and a page asks up to three times)."""
         where = [sql for sql, value in (("tournament = :t", tournament), ("game = :g", game)) if value is not None]
+        args: dict[str, Any] = {"t": tournament, "g": game, "since": 0}
+        scope = (tournament, game)
+        counted = _COUNTED.get(self._identity, {}).get(scope) if self._identity is not None else None
+        if counted is not None:
+            # The same game still at the newest number counted: the same database, not one
+            # made anew at the same path (a new file may get the old one's inode).
+            at = self.db.execute("SELECT id FROM games WHERE seq = ?", [counted.newest]).fetchone()
+            if at is None or at[0] != counted.newest_id:
+                counted = None
+        if counted is not None:
+            args["since"] = counted.newest
         row = self.db.execute(
-            "SELECT count(*), coalesce(max(seq), 0) FROM games" + (" WHERE " + " AND ".join(where) if where else ""),
-            {"t": tournament, "g": game}).fetchone()
-        return int(row[0]), int(row[1])
+            "SELECT count(*), coalesce(max(seq), 0) FROM games WHERE " + " AND ".join([*where, "seq > :since"]),
+            args).fetchone()
+        added, newest = int(row[0]), int(row[1])
+        if counted is not None and not added:
+            return counted.games, counted.newest
+        games = added + (counted.games if counted is not None else 0)
+        if self._identity is not None and newest:
+            newest_id = self.db.execute("SELECT id FROM games WHERE seq = ?", [newest]).fetchone()[0]
+            _COUNTED.setdefault(self._identity, {})[scope] = _Counted(games, newest, newest_id)
+        return games, newest
 
     def bot_rating_history(self, tournament_id: str, bot: str, most: int | None = None) -> list[RatingPoint]:
         """One bot's points, in order, read from the index of step 10; thinned in SQL, so that a
