@@ -954,12 +954,19 @@ def full_count(path: Path, **scope: str) -> tuple[int, int]:
         return conn.execute(f"SELECT count(*), coalesce(max(seq), 0) FROM games WHERE 1{where}").fetchone()
 
 
-def test_a_scope_is_counted_again_only_from_its_newest_game_and_never_from_another_database(tmp_path):
-    """The pages ask a scope's size up to three times each, and counting 50,000 games took 12 ms:
-    this process counts a scope of a file once, then only the games after the newest it counted
-    (games are only ever added, numbered past the newest).  Across opens, a reader's older
-    snapshot, and a file written over in place (the same inode) by another database, the sizes
-    are always those of a full count."""
+def games_played(path: Path) -> dict[str, int]:
+    """Each bot's games as one query over the whole file says them."""
+    with sqlite3.connect(path) as conn:
+        return dict(conn.execute("SELECT b.name, (SELECT count(*) FROM results r JOIN bot_versions v"
+                                 " ON v.id = r.bot_version_id WHERE v.bot = b.name) FROM bots b").fetchall())
+
+
+def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_another_database(tmp_path):
+    """The pages ask a scope's size up to three times each (counting 50,000 games took 12 ms),
+    and the index page every bot's games: this process counts them in a file once, then only the
+    games after the newest it counted (games are only ever added, numbered past the newest).
+    Across opens, a new version of a bot, a reader's older snapshot, and a file written over in
+    place (the same inode) by another database, the counts are always those of a full count."""
     path = tmp_path / "arena.db"
     scopes = [{"tournament": "t"}, {"game": "reactor"}, {}]
     writer = open_store(path)
@@ -971,14 +978,21 @@ def test_a_scope_is_counted_again_only_from_its_newest_game_and_never_from_anoth
     for step in range(3):  # each open counts from what the last one counted, never a game twice
         with open_store(path, readonly=True) as reader:
             assert [reader.scope_size(**scope) for scope in scopes] == [full_count(path, **scope) for scope in scopes]
+            assert {b.name: b.games for b in reader.bots()} == games_played(path)
+        if step == 1:  # a new version: its games are the bot's too
+            bots[0] = writer.add_bot_version("bot0", "reactor", "bot0.py", b"print('v2')", CMD, {"ok": True})
         add(writer, f"more{step}", bots, [3, 2, 1], tournament="t")
+    assert {b.name: b.games for b in writer.bots()} == games_played(path) == {"bot0": 7, "bot1": 7, "bot2": 7}
     older = open_store(path, readonly=True)
     with older.snapshot():
         before = older.scope_size(tournament="t")
+        played = {b.name: b.games for b in older.bots()}
         add(writer, "later", bots, [1, 3, 2], tournament="t")
         with open_store(path, readonly=True) as reader:  # counts the game the snapshot does not see
             assert reader.scope_size(tournament="t") == full_count(path, tournament="t") == (before[0] + 1, before[1] + 1)
+            assert {b.name: b.games for b in reader.bots()} == games_played(path) == {b: n + 1 for b, n in played.items()}
         assert older.scope_size(tournament="t") == before
+        assert {b.name: b.games for b in older.bots()} == played
     older.close()
     writer.close()
 
@@ -996,6 +1010,7 @@ def test_a_scope_is_counted_again_only_from_its_newest_game_and_never_from_anoth
     with open_store(path, readonly=True) as reader:
         assert [reader.scope_size(**scope) for scope in scopes] == [full_count(path, **scope) for scope in scopes]
         assert reader.scope_size(tournament="t") == (6, 12)
+        assert {b.name: b.games for b in reader.bots()} == games_played(path) == {"bot0": 12, "bot1": 12, "bot2": 12}
 
 
 def test_a_file_from_before_stored_views_opens_read_only_where_it_can_not_be_upgraded(tmp_path, monkeypatch):
