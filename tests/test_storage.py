@@ -961,6 +961,14 @@ def games_played(path: Path) -> dict[str, int]:
                                  " ON v.id = r.bot_version_id WHERE v.bot = b.name) FROM bots b").fetchall())
 
 
+def seats_of(path: Path, bot: str) -> list[tuple[int, ...]]:
+    """The bot's results by table size and seat as one query over the whole file says them."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT g.players, r.seat, count(*), sum(coalesce(g.winner = r.seat, 0)), sum(r.place)"
+                            " FROM results r JOIN games g ON g.id = r.game_id WHERE r.bot = ?"
+                            " GROUP BY 1, 2 ORDER BY 1, 2", [bot]).fetchall()
+
+
 def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_another_database(tmp_path):
     """The pages ask a scope's size up to three times each (counting 50,000 games took 12 ms),
     and the index page every bot's games: this process counts them in a file once, then only the
@@ -979,6 +987,7 @@ def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_ano
         with open_store(path, readonly=True) as reader:
             assert [reader.scope_size(**scope) for scope in scopes] == [full_count(path, **scope) for scope in scopes]
             assert {b.name: b.games for b in reader.bots()} == games_played(path)
+            assert [reader.bot_seats(f"bot{i}") for i in range(3)] == [seats_of(path, f"bot{i}") for i in range(3)]
         if step == 1:  # a new version: its games are the bot's too
             bots[0] = writer.add_bot_version("bot0", "reactor", "bot0.py", b"print('v2')", CMD, {"ok": True})
         add(writer, f"more{step}", bots, [3, 2, 1], tournament="t")
@@ -987,12 +996,15 @@ def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_ano
     with older.snapshot():
         before = older.scope_size(tournament="t")
         played = {b.name: b.games for b in older.bots()}
+        seats = older.bot_seats("bot0")
         add(writer, "later", bots, [1, 3, 2], tournament="t")
         with open_store(path, readonly=True) as reader:  # counts the game the snapshot does not see
             assert reader.scope_size(tournament="t") == full_count(path, tournament="t") == (before[0] + 1, before[1] + 1)
             assert {b.name: b.games for b in reader.bots()} == games_played(path) == {b: n + 1 for b, n in played.items()}
         assert older.scope_size(tournament="t") == before
-        assert {b.name: b.games for b in older.bots()} == played
+        assert {b.name: b.games for b in older.bots()} == played and older.bot_seats("bot0") == seats
+        with open_store(path, readonly=True) as reader:
+            assert reader.bot_seats("bot0") == seats_of(path, "bot0") != seats
     older.close()
     writer.close()
 
@@ -1011,6 +1023,7 @@ def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_ano
         assert [reader.scope_size(**scope) for scope in scopes] == [full_count(path, **scope) for scope in scopes]
         assert reader.scope_size(tournament="t") == (6, 12)
         assert {b.name: b.games for b in reader.bots()} == games_played(path) == {"bot0": 12, "bot1": 12, "bot2": 12}
+        assert [reader.bot_seats(f"bot{i}") for i in range(3)] == [seats_of(path, f"bot{i}") for i in range(3)]
 
 
 def test_a_file_from_before_stored_views_opens_read_only_where_it_can_not_be_upgraded(tmp_path, monkeypatch):
@@ -1035,15 +1048,24 @@ def test_a_file_from_before_stored_views_opens_read_only_where_it_can_not_be_upg
 
 
 def test_a_bots_rating_history_thins_evenly_and_keeps_both_ends(store):
-    """A chart takes at most so many points of a long history: evenly spaced, the first and the
-    last kept, the same points a thinning of the whole history in Python would keep."""
+    """A chart takes at most so many points of a long history: spread evenly over the game
+    numbers (its x axis), the first and the last kept: for each evenly spaced game number, the
+    bot's first point at or after it, as a thinning of the whole history in Python picks them;
+    where the bot sat out a stretch of games, fewer points."""
     from arena.storage import RatingPoint
 
-    points = [RatingPoint(seq, None, bot, 25.0 + seq / 100, 8.0 - seq / 1000) for seq in range(1, 1001)
-              for bot in ("a", "b")]
+    played = {"a": [*range(1, 601), *range(610, 2001, 10)], "b": list(range(1, 2001))}  # a: a sparse stretch
+    points = sorted((RatingPoint(seq, None, bot, 25.0 + seq / 100, 8.0 - seq / 1000)
+                     for bot, seqs in played.items() for seq in seqs), key=lambda p: (p.seq, p.bot))
     store.save_ratings("t", points)
     whole = store.bot_rating_history("t", "a")
-    assert whole == [p for p in points if p.bot == "a"] == store.bot_rating_history("t", "a", most=5000)
-    step = (len(whole) - 1) / (37 - 1)
-    assert store.bot_rating_history("t", "a", most=37) == [whole[round(i * step)] for i in range(37)]
-    assert store.bot_rating_history("t", "a", most=37)[-1] == whole[-1]
+    assert whole == [p for p in points if p.bot == "a"] == store.bot_rating_history("t", "a", most=len(whole))
+    for most in (2, 37, 500):
+        first, last = whole[0].seq, whole[-1].seq
+        at = [first + i * (last - first) // (most - 1) for i in range(most)]
+        expected = sorted({next(p for p in whole if p.seq >= x) for x in at}, key=lambda p: p.seq)
+        thinned = store.bot_rating_history("t", "a", most=most)
+        assert thinned == expected and thinned[0] == whole[0] and thinned[-1] == whole[-1]
+        assert len(thinned) <= most and len({p.seq for p in thinned}) == len(thinned)
+    assert len(store.bot_rating_history("t", "a", most=500)) < 500  # the sparse stretch has fewer games to show
+    assert len(store.bot_rating_history("t", "b", most=500)) == 500

@@ -296,7 +296,8 @@ class Store(ABC):
     @abstractmethod
     def bot_rating_history(self, tournament_id: str, bot: str, most: int | None = None) -> list[RatingPoint]:
         """One bot's points of :meth:`rating_history`, in order; ``most``: at most that many,
-        evenly spaced, the first and the last kept (a chart of a long tournament)."""
+        spread evenly over the game numbers they span, the first and the last kept (a chart of
+        a long tournament)."""
 
     @abstractmethod
     def rating_history(self, tournament_id: str) -> list[RatingPoint]:
