@@ -14,9 +14,10 @@ gives them back, and they are shown too (``cover``).  This is what a bot author 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from arena.games.base import Action, Event, Game, Observation
 from arena.games.record import replay_steps
@@ -50,6 +51,12 @@ class SeatDecision:
                 "fault": self.fault, "cover": self.cover}
 
 
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON data (what a seat is shown is JSON): a fifth of copy.deepcopy's time,
+    most of a long replay's."""
+    return orjson.loads(orjson.dumps(value))
+
+
 def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDecision]:
     """Every decision of ``seat`` in the record, in order, as the seat saw it (see the module)."""
     players = record["config"]["players"]
@@ -80,14 +87,14 @@ def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDe
             assert decision is not None
             legal = state.legal_actions()
             if decision.seat == seat:
-                events = copy.deepcopy(state.events(seat, cursor))
+                events = _copy(state.events(seat, cursor))
                 cursor = len(state.log)
-                out.append(SeatDecision(number + 1, decision.kind, copy.deepcopy(state.observation(seat)),
-                                        copy.deepcopy(legal), copy.deepcopy(legal[0]), events, cover=True))
+                out.append(SeatDecision(number + 1, decision.kind, _copy(state.observation(seat)),
+                                        _copy(legal), _copy(legal[0]), events, cover=True))
             state.apply(legal[0])
         decision = state.to_move()
         if decision is not None and decision.seat == seat:
             # Copied now: the replay state moves on with the next step.
-            seen = (decision.kind, copy.deepcopy(state.observation(seat)), copy.deepcopy(state.legal_actions()),
-                    copy.deepcopy(state.events(seat, cursor)), len(state.log))
+            seen = (decision.kind, _copy(state.observation(seat)), _copy(state.legal_actions()),
+                    _copy(state.events(seat, cursor)), len(state.log))
     return out
