@@ -14,7 +14,7 @@ import pytest
 from arena.cli import app
 from arena.errors import UsageError
 from arena.games import GameConfig, get_game
-from arena.games.seat_view import seat_decisions
+from arena.games.seat_view import every_seat_decisions, seat_decisions
 from arena.referee import Referee, RefereeConfig, bot_spec
 from arena.storage import GameRow, open_store, seat_results
 from common import MODE, PY, RANDOM, ZOO
@@ -56,6 +56,8 @@ def test_the_seat_view_is_what_the_bot_was_sent(game_name: str, points: int) -> 
                                                                if e["seat"] == 1]
         # Powder Keg's Veto polls of a seat without a Queen are asked too (uniform timing).
         assert any(d.cover for d in decisions) == (game_name == "powder-keg"), game_name
+        # Every seat's from one replay (the replay viewer's) are each seat's alone.
+        assert every_seat_decisions(game, g.record) == {s: seat_decisions(game, g.record, s) for s in range(3)}
 
 
 def test_replay_seat_through_the_cli(tmp_path: Path, cli) -> None:

@@ -14,6 +14,7 @@ gives them back, and they are shown too (``cover``).  This is what a bot author 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,12 +60,22 @@ def _copy(value: Any) -> Any:
 
 def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDecision]:
     """Every decision of ``seat`` in the record, in order, as the seat saw it (see the module)."""
+    return every_seat_decisions(game, record, [seat])[seat]
+
+
+def every_seat_decisions(game: Game, record: dict[str, Any], seats: Iterable[int] | None = None,
+                         ) -> dict[int, list[SeatDecision]]:
+    """:func:`seat_decisions` of each of ``seats`` (None: every seat) from one replay of the
+    game, not one each (the replay viewer shows every seat's)."""
     players = record["config"]["players"]
-    if not 0 <= seat < players:
-        raise ValueError(f"seat {seat} is not at this table (seats 0-{players - 1})")
-    out: list[SeatDecision] = []
-    cursor = 0  # the seat's place in the event log: what it has been shown so far
-    seen: tuple[str, Observation, list[Action], list[Event], int] | None = None
+    wanted = list(range(players)) if seats is None else list(seats)
+    for seat in wanted:
+        if not 0 <= seat < players:
+            raise ValueError(f"seat {seat} is not at this table (seats 0-{players - 1})")
+    out: dict[int, list[SeatDecision]] = {seat: [] for seat in wanted}
+    cursor = dict.fromkeys(wanted, 0)  # each seat's place in the event log: what it has been shown so far
+    # The seat to move, if wanted, and what it was shown then (one seat moves at a time).
+    seen: tuple[int, str, Observation, list[Action], list[Event], int] | None = None
     number = -1
     covers = bool(record.get("covers"))
     for entry, state in replay_steps(game, record):
@@ -72,29 +83,31 @@ def seat_decisions(game: Game, record: dict[str, Any], seat: int) -> list[SeatDe
             state.cover_hidden_skips()
         if entry is not None:
             number += 1
-            if seen is not None and entry["seat"] == seat:
-                kind, observation, legal, events, shown_to = seen
+            if seen is not None and entry["seat"] == seen[0]:
+                seat, kind, observation, legal, events, shown_to = seen
                 action = entry["action"]
                 forfeit = action.get("type") == "forfeit"
                 asked = not entry.get("auto") and not forfeit
                 if asked:
-                    cursor = shown_to
-                out.append(SeatDecision(number, kind, observation, legal, action, events if asked else [],
-                                        asked=asked, ms=entry.get("ms"), fault=entry.get("fault")))
+                    cursor[seat] = shown_to
+                out[seat].append(SeatDecision(number, kind, observation, legal, action, events if asked else [],
+                                              asked=asked, ms=entry.get("ms"), fault=entry.get("fault")))
             seen = None
         while state.covering:  # cover decisions come before the next recorded one
             decision = state.to_move()
             assert decision is not None
             legal = state.legal_actions()
-            if decision.seat == seat:
-                events = _copy(state.events(seat, cursor))
-                cursor = len(state.log)
-                out.append(SeatDecision(number + 1, decision.kind, _copy(state.observation(seat)),
-                                        _copy(legal), _copy(legal[0]), events, cover=True))
+            if decision.seat in out:
+                seat = decision.seat
+                events = _copy(state.events(seat, cursor[seat]))
+                cursor[seat] = len(state.log)
+                out[seat].append(SeatDecision(number + 1, decision.kind, _copy(state.observation(seat)),
+                                              _copy(legal), _copy(legal[0]), events, cover=True))
             state.apply(legal[0])
         decision = state.to_move()
-        if decision is not None and decision.seat == seat:
+        if decision is not None and decision.seat in out:
+            seat = decision.seat
             # Copied now: the replay state moves on with the next step.
-            seen = (decision.kind, _copy(state.observation(seat)), _copy(state.legal_actions()),
-                    _copy(state.events(seat, cursor)), len(state.log))
+            seen = (seat, decision.kind, _copy(state.observation(seat)), _copy(state.legal_actions()),
+                    _copy(state.events(seat, cursor[seat])), len(state.log))
     return out

@@ -7,7 +7,7 @@ public table plus its own hand, which is exactly the seat's observation (the eng
 observation from a whitelist: the public table and the seat's hand; a test checks the two are
 equal at every step).  The omniscient view adds every hand and the order of the draw pile.
 What a seat was shown at its own decisions, and what it answered, comes from
-:func:`arena.games.seat_view.seat_decisions`, the same as ``arena replay --seat N``.
+:func:`arena.games.seat_view.every_seat_decisions`, the same as ``arena replay --seat N``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from arena.games import get_game
 from arena.games.base import State, redact
 from arena.games.record import check_replayed, replay_steps
-from arena.games.seat_view import seat_decisions
+from arena.games.seat_view import every_seat_decisions
 
 # Fields of an observation that are the seat's own, not the table's.
 OWN_FIELDS = ("seat", "hand", "decision")
@@ -62,9 +62,9 @@ def frames(record: dict[str, Any]) -> dict[str, Any]:
     events = record["events"]
     hidden = {i: [redact(e, s) for s in range(players)] for i, e in enumerate(events) if "private" in e}
     seats = []
-    for s in range(players):
+    for s, decisions in sorted(every_seat_decisions(game, record).items()):
         mine: dict[str, list[dict[str, Any]]] = {}
-        for d in seat_decisions(game, record, s):
+        for d in decisions:
             entry = d.to_json()
             # The observation a seat was sent is its frame's public table and its hand (checked
             # here, for every decision): the page rebuilds it rather than carry it twice.  A seat
