@@ -992,6 +992,12 @@ def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_ano
             bots[0] = writer.add_bot_version("bot0", "reactor", "bot0.py", b"print('v2')", CMD, {"ok": True})
         add(writer, f"more{step}", bots, [3, 2, 1], tournament="t")
     assert {b.name: b.games for b in writer.bots()} == games_played(path) == {"bot0": 7, "bot1": 7, "bot2": 7}
+    with open_store(path, readonly=True) as reader:
+        assert reader.scope_size(tournament="t") == full_count(path, tournament="t")
+    add(writer, "outside", bots, [2, 3, 1])  # a game of no tournament: t's count and newest stay
+    with open_store(path, readonly=True) as reader:
+        assert [reader.scope_size(**scope) for scope in scopes] == [full_count(path, **scope) for scope in scopes]
+        assert reader.scope_size(tournament="t")[1] < reader.scope_size()[1]
     older = open_store(path, readonly=True)
     with older.snapshot():
         before = older.scope_size(tournament="t")
@@ -999,8 +1005,11 @@ def test_games_are_counted_again_only_from_the_newest_counted_and_never_from_ano
         seats = older.bot_seats("bot0")
         add(writer, "later", bots, [1, 3, 2], tournament="t")
         with open_store(path, readonly=True) as reader:  # counts the game the snapshot does not see
-            assert reader.scope_size(tournament="t") == full_count(path, tournament="t") == (before[0] + 1, before[1] + 1)
+            now = reader.scope_size(tournament="t")
+            assert now == full_count(path, tournament="t") and now[0] == before[0] + 1 and now[1] > before[1]
             assert {b.name: b.games for b in reader.bots()} == games_played(path) == {b: n + 1 for b, n in played.items()}
+            assert reader.bot_games("bot0") == games_played(path)["bot0"]
+        assert older.bot_games("bot0") == played["bot0"]
         assert older.scope_size(tournament="t") == before
         assert {b.name: b.games for b in older.bots()} == played and older.bot_seats("bot0") == seats
         with open_store(path, readonly=True) as reader:

@@ -533,15 +533,17 @@ class SqliteStore(Store):
     def bot_games(self, name: str) -> int:
         """How many stored games the bot played (all its versions)."""
         # By its versions: also those played under their own labels (NAME@N) or an old name.
-        return self.db.execute("SELECT count(*) FROM results WHERE bot_version_id IN"
-                               " (SELECT id FROM bot_versions WHERE bot = ?)", [name]).fetchone()[0]
+        with self.snapshot():
+            ids = [row[0] for row in self.db.execute("SELECT id FROM bot_versions WHERE bot = ?", [name])]
+            played = self._games_by_version()
+        return sum(played.get(i, 0) for i in ids)
 
     def bot_seats(self, name: str) -> list[tuple[int, int, int, int, int]]:
         """Results by table size and seat, summed in SQL over the bot's rows (``results_bot``),
         each joined to its game through the covering index of step 10 (not the game's row)."""
         sums = "g.players, r.seat, count(*), sum(coalesce(g.winner = r.seat, 0)), sum(r.place)"
 
-        def count(since: int) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
+        def count(since: int) -> dict[tuple[int, int], tuple[int, int, int]]:
             if since == 0:
                 rows = self.db.execute(
                     f"SELECT {sums} FROM results r JOIN games g{self._indexed('games_outcome')} ON g.id = r.game_id"
@@ -550,8 +552,7 @@ class SqliteStore(Store):
                 rows = self.db.execute(f"SELECT {sums} FROM games g CROSS JOIN results r ON r.game_id = g.id"
                                        " WHERE g.seq > ? AND r.bot = ? GROUP BY g.players, r.seat",
                                        [since, name]).fetchall()
-            newest = self.db.execute("SELECT coalesce(max(seq), 0) FROM games WHERE seq > ?", [since]).fetchone()[0]
-            return {(players, seat): tuple(rest) for players, seat, *rest in rows}, int(newest)
+            return {(players, seat): tuple(rest) for players, seat, *rest in rows}
 
         def add(old: dict[tuple[int, int], tuple[int, int, int]],
                 new: dict[tuple[int, int], tuple[int, int, int]]) -> dict[tuple[int, int], tuple[int, int, int]]:
@@ -594,14 +595,13 @@ class SqliteStore(Store):
         """Games each bot version played: counted in full once (the index page lists every bot,
         and 12 bots of 33,000 games each took 27 ms), then only in the games stored since."""
 
-        def count(since: int) -> tuple[dict[int, int], int]:
+        def count(since: int) -> dict[int, int]:
             if since == 0:  # down the index of results by version
                 rows = self.db.execute("SELECT bot_version_id, count(*) FROM results GROUP BY 1").fetchall()
             else:  # the new games first (CROSS JOIN keeps that order), then their seats
                 rows = self.db.execute("SELECT r.bot_version_id, count(*) FROM games g CROSS JOIN results r"
                                        " ON r.game_id = g.id WHERE g.seq > ? GROUP BY 1", [since]).fetchall()
-            newest = self.db.execute("SELECT coalesce(max(seq), 0) FROM games WHERE seq > ?", [since]).fetchone()[0]
-            return dict(rows), int(newest)
+            return dict(rows)
 
         def add(old: dict[int, int], new: dict[int, int]) -> dict[int, int]:
             return {v: old.get(v, 0) + new.get(v, 0) for v in old.keys() | new.keys()}
@@ -1069,36 +1069,40 @@ class SqliteStore(Store):
         three times)."""
         where = [sql for sql, value in (("tournament = :t", tournament), ("game = :g", game)) if value is not None]
 
-        def count(since: int) -> tuple[tuple[int, int], int]:
+        def count(since: int) -> tuple[int, int]:
             row = self.db.execute(
                 "SELECT count(*), coalesce(max(seq), 0) FROM games WHERE " + " AND ".join([*where, "seq > :since"]),
                 {"t": tournament, "g": game, "since": since}).fetchone()
-            return (int(row[0]), int(row[1])), int(row[1])
+            return int(row[0]), int(row[1])
 
-        return self._counted(("scope", tournament, game), count, lambda old, new: (old[0] + new[0], new[1]))
+        def add(old: tuple[int, int], new: tuple[int, int]) -> tuple[int, int]:
+            return old[0] + new[0], new[1] or old[1]  # no game of the scope since: its newest as it was
 
-    def _counted(self, key: tuple[Any, ...], count: Callable[[int], tuple[T, int]], add: Callable[[T, T], T]) -> T:
+        return self._counted(("scope", tournament, game), count, add)
+
+    def _counted(self, key: tuple[Any, ...], count: Callable[[int], T], add: Callable[[T, T], T]) -> T:
         """A count of games, kept per file and process: what ``count(since)`` gives for the
-        games numbered past ``since`` (with the newest number among them, 0 for none), added to
-        what it gave here before for ``key`` up to ``since``.  Exact because games are only ever
-        added, each numbered past the newest (and never deleted: a trigger refuses it); so the
-        whole count is made once, then only the games committed since."""
+        games numbered past ``since``, added to what it gave here before for ``key`` of the
+        games up to ``since``.  Exact because games are only ever added, each numbered past the
+        newest (and never deleted: a trigger refuses it); so the whole count is made once, then
+        only over the games committed since."""
         with self.snapshot():
+            row = self.db.execute("SELECT seq, id FROM games ORDER BY seq DESC LIMIT 1").fetchone()
+            newest, newest_id = (int(row[0]), row[1]) if row is not None else (0, None)
             known = _COUNTED.get(self._identity, {}).get(key) if self._identity is not None else None
             if known is not None:
+                if (known.newest, known.newest_id) == (newest, newest_id):
+                    return known.value  # no game stored since
                 # The same game still at the newest number counted: the same database, not one
                 # written over this file (a new file may get the old one's inode), and not a
                 # snapshot older than that count.
                 at = self.db.execute("SELECT id FROM games WHERE seq = ?", [known.newest]).fetchone()
                 if at is None or at[0] != known.newest_id:
                     known = None
-            value, newest = count(known.newest if known is not None else 0)
+            value = count(known.newest if known is not None else 0)
             if known is not None:
-                if not newest:
-                    return known.value
                 value = add(known.value, value)
-            if self._identity is not None and newest:
-                newest_id = self.db.execute("SELECT id FROM games WHERE seq = ?", [newest]).fetchone()[0]
+            if self._identity is not None and newest_id is not None:
                 _COUNTED.setdefault(self._identity, {})[key] = _Counted(value, newest, newest_id)
             return value
 
